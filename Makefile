@@ -1,0 +1,39 @@
+# The two commands that matter:  make load report   and   make test
+# Everything installs into .venv from the package registries; nothing else is assumed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+KG     := $(BIN)/kg
+STORE  ?= .kg/store
+
+.PHONY: install load report test bench clean examples help
+
+help:
+	@echo "make load report   set up .venv, load examples/ into $(STORE), write the HTML report"
+	@echo "make test          run the whole test suite"
+	@echo "make examples      regenerate the example estate from examples/generate.py"
+	@echo "make clean         remove the store, built reports and the venv"
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+load: install
+	$(KG) load --store $(STORE) examples/
+	$(KG) stats --store $(STORE) --no-warnings
+
+report: install
+	$(KG) report --store $(STORE)
+
+test: install
+	$(BIN)/python -m pytest -q
+
+examples: install
+	$(BIN)/python examples/generate.py
+
+clean:
+	rm -rf .kg build $(VENV)

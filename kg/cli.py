@@ -1,0 +1,233 @@
+"""The kg command line. Exit status: 0 all went well, 1 a file was rejected (or a gate failed),
+2 the command was called wrongly, 3 a coverage gate was missed."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import ingest
+from .errors import StoreBusy, UsageError
+from .store import Store, resolve_store_path
+
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+
+store_option = click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
+                            help="The store folder (default .kg/store; env KG_STORE).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="kg")
+def cli():
+    """kg — the evaluation knowledge graph.
+
+    Load replay sets, gold descriptions, delivered situations and EARL results into an
+    embedded Oxigraph store, checked with SHACL, and ask it questions.
+
+    \b
+    Typical session:
+      kg load examples/            # every file under examples/, sets before gold before results
+      kg stats                     # what is loaded: sources, kinds, digests, triples, warnings
+      kg validate new.gold.json    # would this file load? (writes nothing)
+      kg drop examples/old.earl.jsonl
+    """
+
+
+def _open(store_path, read_only=False) -> Store:
+    try:
+        return Store(resolve_store_path(store_path), read_only=read_only)
+    except StoreBusy as err:
+        raise click.ClickException(str(err)) from None
+
+
+def _progress(files):
+    if len(files) < 2 or not sys.stderr.isatty():
+        return files
+    return click.progressbar(files, label="loading", file=sys.stderr,
+                             item_show_func=lambda item: Path(item[0]).name if item else "")
+
+
+def _report(outcomes, verb: str) -> int:
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.status] = counts.get(o.status, 0) + 1
+        if o.status == "rejected":
+            click.echo(f"rejected {o.path}:", err=True)
+            for problem in o.problems:
+                click.echo(f"  {problem}", err=True)
+        elif o.status in ("loaded", "valid"):
+            warn = f", {len(o.warnings)} warning(s)" if o.warnings else ""
+            click.echo(f"{o.status:9} {o.path} ({o.kind}, {o.triples} triples{warn})")
+        elif o.status == "unchanged":
+            click.echo(f"unchanged {o.path} (skipped: same sha256 as loaded)")
+    order = ["loaded", "valid", "unchanged", "rejected"]
+    summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
+    click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(counts.get("rejected")))
+    return EXIT_REJECTED if counts.get("rejected") else EXIT_OK
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--kind", help="Read every file as this kind instead of recognising it "
+              "(replayset, gold, situations, earl-jsonl, earl, ontology).")
+@click.option("--base", metavar="IRI", envvar="KG_BASE", help="Mint IRIs for plain ids under this base "
+              "(fixed by the store's first load; env KG_BASE).")
+@click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged.")
+@store_option
+def load(paths, kind, base, force, store_path):
+    """Load files or folders (recursively) into the store.
+
+    Each file goes into its own named graph, with a catalogue record of its path, kind,
+    sha256, loader, time, triple count and the digests it pins. An unchanged file is
+    skipped; a changed one replaces its graph in one transaction. A file with an error is
+    rejected whole, the store keeps what it had, and the other files still load.
+
+    \b
+    Examples:
+      kg load examples/
+      kg load runs/2026-11-20.earl.jsonl --store /srv/kg/store
+      kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
+    """
+    store = _open(store_path)
+    try:
+        outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, progress=_progress)
+    except UsageError as err:
+        click.echo(f"kg load: {err}", err=True)
+        sys.exit(EXIT_USAGE)
+    sys.exit(_report(outcomes, "load"))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--kind", help="Read every file as this kind instead of recognising it.")
+@store_option
+def validate(paths, kind, store_path):
+    """Check files as `kg load` would, without writing anything.
+
+    References (a gold file's replay set, a result's intent and situation) are checked
+    against what the store already holds plus the files given, in load order.
+
+    \b
+    Example:
+      kg validate examples/cubby-routing.gold.json
+    """
+    scratch = Store(":memory:")
+    target = Path(resolve_store_path(store_path))
+    if target.exists():
+        import pyoxigraph as ox
+        existing = Store(str(target), read_only=True)
+        scratch.ox.load(existing.dump(), format=ox.RdfFormat.N_QUADS)
+    try:
+        outcomes = ingest.load(scratch, paths, kind=kind)
+    except UsageError as err:
+        click.echo(f"kg validate: {err}", err=True)
+        sys.exit(EXIT_USAGE)
+    for o in outcomes:
+        if o.status == "loaded":
+            o.status = "valid"
+    sys.exit(_report(outcomes, "validate"))
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--warnings/--no-warnings", default=True, help="List each source's SHACL warnings.")
+@store_option
+def stats(fmt, warnings, store_path):
+    """What the store holds: each source with its kind, digest, triples and warnings.
+
+    \b
+    Examples:
+      kg stats
+      kg stats --format json | jq '.sources[] | select(.kind == "earl")'
+    """
+    store = _open(store_path, read_only=True)
+    sources = store.sources()
+    if fmt == "json":
+        click.echo(json.dumps({"store": store.path, "quads": len(store), "sources": [
+            {"path": s.path, "graph": s.graph, "kind": s.kind, "sha256": s.sha256, "pins": s.pins,
+             "triples": s.triples, "loaded_at": s.loaded_at, "loader": s.loader,
+             "warnings": [{k: v for k, v in w.items() if v is not None} for w in s.warnings]}
+            for s in sources]}, indent=2))
+        return
+    rows = [("kind", "triples", "warnings", "sha256", "pins", "path")]
+    for s in sources:
+        pins = s.pins[0][:19] + (f" (+{len(s.pins) - 1})" if len(s.pins) > 1 else "") if s.pins else ""
+        rows.append((s.kind, str(s.triples), str(len(s.warnings)), s.sha256[:12], pins, _short(s.path)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        click.echo("  ".join(c.ljust(w) if i in (0, 3, 4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+    data = [s for s in sources if s.kind != "vocabulary"]
+    click.echo(f"\n{len(data)} source(s), {sum(s.triples for s in data)} triples "
+               f"(+{len(sources) - len(data)} vocabularies); {len(store)} quads in {store.path}")
+    if warnings:
+        for s in sources:
+            if s.warnings:
+                click.echo(f"\nwarnings in {_short(s.path)}:")
+                grouped: dict[str, list] = {}
+                for w in s.warnings:
+                    grouped.setdefault(w["message"], []).append(w)
+                for message, ws in grouped.items():
+                    where = ws[0]["value"] or ws[0]["focus"] or "a blank node"
+                    more = f" and {len(ws) - 1} more" if len(ws) > 1 else ""
+                    click.echo(f"  {message} — {where}{more}")
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+@cli.command()
+@click.argument("source")
+@store_option
+def drop(source, store_path):
+    """Remove one source: its graph and its catalogue record.
+
+    SOURCE is the file's path (as loaded) or its graph IRI.
+
+    \b
+    Example:
+      kg drop examples/cubby-routing.earl.jsonl
+    """
+    store = _open(store_path)
+    graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
+    if store.drop_source(graph):
+        store.flush()
+        click.echo(f"dropped {source}")
+    else:
+        click.echo(f"kg drop: {source} is not loaded (see `kg stats` for what is)", err=True)
+        sys.exit(EXIT_REJECTED)
+
+
+@cli.command()
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@store_option
+def reset(yes, store_path):
+    """Empty the store: every source, the catalogue and the vocabularies."""
+    path = resolve_store_path(store_path)
+    if not yes and not click.confirm(f"Remove everything from {path}?", err=True):
+        sys.exit(EXIT_USAGE)
+    store = _open(store_path)
+    store.reset()
+    store.flush()
+    click.echo(f"reset {path}")
+
+
+def main():
+    try:
+        cli(standalone_mode=False)
+    except click.exceptions.Abort:
+        sys.exit(EXIT_USAGE)
+    except click.UsageError as err:
+        err.show()
+        sys.exit(EXIT_USAGE)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(EXIT_REJECTED)
+    except UsageError as err:
+        click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_USAGE)

@@ -1,0 +1,35 @@
+"""Errors that say which file, where in it, what was expected and how to fix it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one input file."""
+
+    file: str
+    place: str  # "line 3, column 7", a JSON pointer "/criteria/2/intent", or "focus node <iri>"
+    message: str  # what was expected and what was found
+    fix: str = ""  # how to fix it, when we can tell
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.place}" if self.place else self.file
+        text = f"{where}: {self.message}"
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+
+class Rejected(Exception):
+    """The file is rejected whole; nothing of it was written."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class UsageError(Exception):
+    """The command was called wrongly (exit status 2)."""
+
+
+class StoreBusy(Exception):
+    """Another process holds the store."""

@@ -1,0 +1,116 @@
+"""Reading JSON and JSON Lines inputs with errors that point at the place: line and column for
+syntax, a JSON pointer for content, and the nearest valid value for a mistyped enum."""
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema
+
+from .errors import Problem, Rejected
+
+MAX_PROBLEMS = 20  # past this, a report stops helping and starts hiding the first fault
+
+
+def decode(file: str, data: bytes) -> str:
+    if not data.strip():
+        raise Rejected([Problem(file, "", "the file is empty", "give it content or leave it out")])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise Rejected([Problem(
+            file, f"line {line}, column {column}",
+            f"byte 0x{data[err.start]:02x} is not UTF-8",
+            "save the file as UTF-8")]) from None
+
+
+def parse_json(file: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise Rejected([Problem(file, f"line {err.lineno}, column {err.colno}",
+                                f"malformed JSON: {err.msg}")]) from None
+
+
+def parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
+    """Every non-blank line is one JSON value; returns (line number, value) pairs."""
+    rows, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as err:
+            problems.append(Problem(file, f"line {number}, column {err.colno}",
+                                    f"malformed JSON: {err.msg}",
+                                    "JSON Lines takes one complete JSON object per line"))
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    if problems:
+        raise Rejected(problems)
+    if not rows:
+        raise Rejected([Problem(file, "", "the file holds no JSON line", "give it one object a line")])
+    return rows
+
+
+@lru_cache(maxsize=None)
+def load_schema(path: str) -> jsonschema.protocols.Validator:
+    schema = json.loads(Path(path).read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def pointer(parts) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts) if parts else "/"
+
+
+def schema_problems(file: str, value: Any, schema_path: str, line: int | None = None) -> list[Problem]:
+    validator = load_schema(schema_path)
+    problems = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        where = pointer(list(err.absolute_path))
+        if line is not None:
+            where = f"line {line}, {where}"
+        problems.append(Problem(file, where, *_explain(err)))
+    return problems
+
+
+def _explain(err: jsonschema.ValidationError) -> tuple[str, str]:
+    found = json.dumps(err.instance, ensure_ascii=False)
+    if len(found) > 60:
+        found = found[:57] + "..."
+    if err.validator == "enum":
+        allowed = err.validator_value
+        message = f"expected one of {' | '.join(map(str, allowed))}, found {found}"
+        near = difflib.get_close_matches(str(err.instance), [str(a) for a in allowed], n=1, cutoff=0.4)
+        return message, (f'did you mean "{near[0]}"?' if near else "")
+    if err.validator == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        return f'required field "{missing}" is missing', f'add "{missing}"'
+    if err.validator == "type":
+        expected = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
+        return f"expected {expected}, found {found}", ""
+    if err.validator == "additionalProperties":
+        return err.message, "remove the field, or check its spelling against the format's docs"
+    if err.validator == "pattern":
+        return f"expected a value matching {err.validator_value}, found {found}", ""
+    return err.message, ""
+
+
+def duplicate_problems(file: str, items: Iterator[tuple[str, Any]], what: str) -> list[Problem]:
+    """items: (place, id) pairs; every repeat of an id is a problem naming the first place."""
+    first: dict[Any, str] = {}
+    problems = []
+    for place, ident in items:
+        if ident in first:
+            problems.append(Problem(file, place, f'duplicate {what} "{ident}" (first at {first[ident]})',
+                                    f"give each {what} a unique id"))
+        else:
+            first[ident] = place
+    return problems

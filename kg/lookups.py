@@ -1,0 +1,55 @@
+"""What loaders ask of the store before they accept a file: is the set it names loaded, which
+intents and descriptions does it have, which other source already holds an id. Plain SPARQL,
+so the same checks run on a remote engine."""
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from .loading import Context
+
+
+def owner(ctx: Context, subject: str, rdf_class: str) -> str | None:
+    """The path of another source that already declares `subject` as an instance of the class."""
+    rows = ctx.select(f"""SELECT ?path WHERE {{ GRAPH ?g {{ ?s a {rdf_class} }} FILTER(?g != ?this_graph)
+                          GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} LIMIT 1""", s=ox.NamedNode(subject))
+    return rows[0][0].value if rows else None
+
+
+def set_digest(ctx: Context, set_iri: str) -> str | None:
+    rows = ctx.select("SELECT ?d WHERE { GRAPH ?g { ?set a apeval:ReplaySet ; apeval:setDigest ?d } "
+                      "FILTER(?g != ?this_graph) } LIMIT 1", set=ox.NamedNode(set_iri))
+    return rows[0][0].value if rows else None
+
+
+def intents_of(ctx: Context, set_iri: str) -> set[str]:
+    rows = ctx.select("SELECT ?i WHERE { GRAPH ?g { ?i apeval:inReplaySet ?set } FILTER(?g != ?this_graph) }",
+                      set=ox.NamedNode(set_iri))
+    return {r[0].value for r in rows}
+
+
+def descriptions_of(ctx: Context, set_iri: str) -> set[str]:
+    """Outcome descriptions registered by the gold of a replay set."""
+    rows = ctx.select("""SELECT ?d WHERE { GRAPH ?g { ?record dcterms:references ?set ; dcterms:hasPart ?d .
+                         ?d a apeval:OutcomeDescription } FILTER(?g != ?this_graph) }""", set=ox.NamedNode(set_iri))
+    return {r[0].value for r in rows}
+
+
+def instances(ctx: Context, rdf_class: str) -> set[str]:
+    """Every loaded instance of a class outside this source (situations, assertions)."""
+    rows = ctx.select(f"SELECT ?s WHERE {{ GRAPH ?g {{ ?s a {rdf_class} }} FILTER(?g != ?this_graph) }}")
+    return {r[0].value for r in rows}
+
+
+def set_prefixes(ctx: Context, set_iri: str) -> dict[str, str]:
+    """The prefixes a replay set's file declared (as sh:declare), so lines that name the set may use them."""
+    rows = ctx.select("""SELECT ?prefix ?ns WHERE { GRAPH ?g { ?set sh:declare [ sh:prefix ?prefix ; sh:namespace ?ns ] } }""",
+                      set=ox.NamedNode(set_iri))
+    return {r[0].value: r[1].value for r in rows}
+
+
+def gold_owner(ctx: Context, set_iri: str) -> str | None:
+    """The path of another source holding gold for the set."""
+    rows = ctx.select("""SELECT ?path WHERE { GRAPH ?g { ?r a kg:CriterionRecord ; dcterms:references ?set }
+                         FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> { ?g kg:path ?path } } LIMIT 1""",
+                      set=ox.NamedNode(set_iri))
+    return rows[0][0].value if rows else None

@@ -1,0 +1,217 @@
+"""The store: an embedded Oxigraph store on disk (or in memory), one named graph per source,
+and a catalogue graph that says what each graph came from."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from .errors import StoreBusy
+from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
+
+DEFAULT_STORE = ".kg/store"
+STAGING_SUFFIX = "#staging"
+SPARQL_PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
+
+
+def resolve_store_path(path: str | os.PathLike | None = None) -> str:
+    """--store, then KG_STORE, then .kg/store in the working folder; ':memory:' for a store in memory."""
+    return str(path or os.environ.get("KG_STORE") or DEFAULT_STORE)
+
+
+@dataclass
+class SourceRecord:
+    graph: str
+    path: str
+    kind: str
+    sha256: str
+    loader: str
+    triples: int
+    pins: list[str] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # focus, path, message, severity, shape, value
+    loaded_at: str = ""
+
+    def ntriples(self) -> str:
+        t = Triples()
+        g = iri(self.graph)
+        t.add(g, p("rdf:type"), p("kg:Source"))
+        t.add(g, p("kg:path"), literal(self.path))
+        t.add(g, p("kg:kind"), literal(self.kind))
+        t.add(g, p("kg:sha256"), literal(self.sha256))
+        t.add(g, p("kg:loader"), literal(self.loader))
+        t.add(g, p("void:triples"), literal(self.triples))
+        t.add(g, p("prov:generatedAtTime"), literal(self.loaded_at, "http://www.w3.org/2001/XMLSchema#dateTime"))
+        for pin in self.pins:
+            t.add(g, p("kg:pins"), literal(pin))
+        report = iri(self.graph + "#report")
+        t.add(g, p("kg:validationReport"), report)
+        t.add(report, p("rdf:type"), p("sh:ValidationReport"))
+        t.add(report, p("sh:conforms"), literal(not any(w["severity"] == SH + "Violation" for w in self.warnings)))
+        for n, w in enumerate(self.warnings, start=1):
+            r = iri(f"{self.graph}#result-{n}")
+            t.add(report, p("sh:result"), r)
+            t.add(r, p("rdf:type"), p("sh:ValidationResult"))
+            t.add(r, p("sh:resultSeverity"), iri(w["severity"]))
+            t.add(r, p("sh:resultMessage"), literal(w["message"]))
+            if w.get("focus"):
+                t.add(r, p("sh:focusNode"), w["focus"])
+            for key, prop in (("path", "sh:resultPath"), ("shape", "sh:sourceShape")):
+                if w.get(key):
+                    t.add(r, p(prop), iri(w[key]))
+            if w.get("value"):
+                t.add(r, p("sh:value"), w["value"])
+        return t.text()
+
+
+class Store:
+    """One kg store. `Store(":memory:")` for tests, `Store(path)` on disk."""
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
+        self.path = resolve_store_path(path)
+        if self.path == ":memory:":
+            self.ox = ox.Store()
+        else:
+            try:
+                if read_only and Path(self.path).exists():
+                    self.ox = ox.Store.read_only(self.path)
+                else:
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                    self.ox = ox.Store(self.path)
+            except OSError as err:
+                if "lock" in str(err).lower():
+                    raise StoreBusy(f"the store {self.path} is in use by another kg process; "
+                                    f"wait for it to finish, or use another --store") from None
+                raise
+        if not read_only:
+            self._drop_stale_staging()
+
+    # ── reading ──
+    def select(self, query: str, **bindings) -> list[tuple]:
+        """Rows of a SELECT as tuples of pyoxigraph terms (None when unbound); bindings are RDF terms."""
+        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings))
+        names = [v.value for v in result.variables]
+        return [tuple(row[n] for n in names) for row in result]
+
+    def ask(self, query: str, **bindings) -> bool:
+        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings)))
+
+    def source_sha256(self, graph: str) -> str | None:
+        rows = self.select(f"SELECT ?sha WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g kg:sha256 ?sha }} }}",
+                           g=ox.NamedNode(graph))
+        return rows[0][0].value if rows else None
+
+    def sources(self) -> list[SourceRecord]:
+        rows = self.select(f"""
+            SELECT ?g ?path ?kind ?sha ?loader ?triples ?at (GROUP_CONCAT(DISTINCT ?pin; separator=" ") AS ?pins)
+            WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{
+                ?g a kg:Source ; kg:path ?path ; kg:kind ?kind ; kg:sha256 ?sha ; kg:loader ?loader ;
+                   void:triples ?triples ; prov:generatedAtTime ?at .
+                OPTIONAL {{ ?g kg:pins ?pin }} }} }}
+            GROUP BY ?g ?path ?kind ?sha ?loader ?triples ?at ORDER BY ?kind ?path""")
+        warnings = self.warnings()
+        return [SourceRecord(graph=g.value, path=path.value, kind=kind.value, sha256=sha.value,
+                             loader=loader.value, triples=int(triples.value),
+                             pins=pins.value.split() if pins and pins.value else [],
+                             warnings=warnings.get(g.value, []), loaded_at=at.value)
+                for g, path, kind, sha, loader, triples, at, pins in rows]
+
+    def warnings(self) -> dict[str, list[dict]]:
+        rows = self.select(f"""
+            SELECT ?g ?focus ?path ?message ?severity ?shape ?value WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{
+                ?g kg:validationReport/sh:result ?r . ?r sh:resultMessage ?message ; sh:resultSeverity ?severity .
+                OPTIONAL {{ ?r sh:focusNode ?focus }} OPTIONAL {{ ?r sh:resultPath ?path }}
+                OPTIONAL {{ ?r sh:sourceShape ?shape }} OPTIONAL {{ ?r sh:value ?value }} }} }}
+            ORDER BY ?g ?message ?focus""")
+        out: dict[str, list[dict]] = {}
+        for g, focus, path, message, severity, shape, value in rows:
+            out.setdefault(g.value, []).append({
+                "focus": str(focus) if focus else None, "path": path.value if path else None,
+                "message": message.value, "severity": severity.value,
+                "shape": shape.value if shape else None, "value": str(value) if value else None})
+        return out
+
+    def minting_base(self) -> str:
+        rows = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
+        return rows[0][0].value if rows else DEFAULT_BASE
+
+    def dump(self) -> bytes:
+        """Every quad, sorted, as N-Quads: two stores hold the same data when their dumps are equal."""
+        text = self.ox.dump(format=ox.RdfFormat.N_QUADS).decode("utf-8")
+        return "".join(sorted(text.splitlines(keepends=True))).encode("utf-8")
+
+    def __len__(self) -> int:
+        return len(self.ox)
+
+    # ── writing: every change is one transaction ──
+    def fix_minting_base(self, base: str) -> None:
+        """The first load fixes the base; later loads must use the same one, or ids would mint twice."""
+        current = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
+        if current:
+            if current[0][0].value != base:
+                from .errors import UsageError
+                raise UsageError(f"this store mints IRIs under {current[0][0].value}, not {base}; "
+                                 f"use that base, or `kg reset` to start again")
+            return
+        self.ox.update(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{KG}mintingBase> {literal(base)} }} }}")
+
+    def replace_source(self, record: SourceRecord, ntriples: str) -> None:
+        """Puts a source's graph and its catalogue record in place, all or nothing.
+
+        The triples go first into a staging graph (one transactional bulk parse), then one
+        update swaps them in and rewrites the record, so readers never see half a source."""
+        record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        staging = record.graph + STAGING_SUFFIX
+        self.ox.update(f"DROP SILENT GRAPH <{staging}>")
+        if ntriples:
+            self.ox.load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(staging))
+        move = f"MOVE SILENT GRAPH <{staging}> TO GRAPH <{record.graph}> ;" if ntriples else ""
+        self.ox.update(
+            f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n"
+            + _delete_record(record.graph)
+            + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
+
+    def drop_source(self, graph: str) -> bool:
+        if self.source_sha256(graph) is None:
+            return False
+        self.ox.update(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph))
+        return True
+
+    def reset(self) -> None:
+        self.ox.clear()
+
+    def flush(self) -> None:
+        if self.path != ":memory:":
+            self.ox.flush()
+
+    def _drop_stale_staging(self) -> None:
+        """A load killed between its two steps leaves a staging graph that no record names."""
+        for g in list(self.ox.named_graphs()):
+            if isinstance(g, ox.NamedNode) and g.value.endswith(STAGING_SUFFIX):
+                self.ox.remove_graph(g)
+
+
+def _delete_record(graph: str) -> str:
+    return (f"DELETE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o "
+            f'FILTER(?s = <{graph}> || STRSTARTS(STR(?s), "{graph}#")) }} }}')
+
+
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+def bind_values(query: str, bindings: dict) -> str:
+    """Binds variables to RDF terms with a VALUES block opening the query's WHERE clause.
+
+    The terms are pyoxigraph objects, rendered in their own N-Triples syntax (escaped by the
+    engine), so a value can never change the query's structure."""
+    if not bindings:
+        return query
+    names = " ".join(f"?{k}" for k in bindings)
+    terms = " ".join(str(v) for v in bindings.values())
+    match = _WHERE.search(query)
+    if match is None:
+        raise ValueError("a query with bindings needs a WHERE clause")
+    return f"{query[:match.end()]} VALUES ({names}) {{ ({terms}) }}{query[match.end():]}"

@@ -1,0 +1,72 @@
+"""SHACL checks of a loader's output with pySHACL: violations reject the file, warnings and
+infos are kept in the catalogue beside it."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pyshacl
+import rdflib
+from rdflib.namespace import SH
+
+from .terms import SH as SH_NS
+
+
+@lru_cache(maxsize=None)
+def _shapes(path: str, mtime: float) -> rdflib.Graph:
+    g = rdflib.Graph()
+    g.parse(path, format="turtle")
+    return g
+
+
+def shapes_graph(path: Path) -> rdflib.Graph:
+    return _shapes(str(path), path.stat().st_mtime)
+
+
+def check(ntriples: str, shapes: Path) -> list[dict]:
+    """Every SHACL result for the data, as dicts: severity, focus (N-Triples term or a description),
+    path, message, shape, value."""
+    data = rdflib.Graph()
+    data.parse(data=ntriples, format="nt")
+    _, report, _ = pyshacl.validate(data, shacl_graph=shapes_graph(shapes), inference="none",
+                                    advanced=True, allow_warnings=True)
+    results = []
+    for r in report.subjects(rdflib.RDF.type, SH.ValidationResult):
+        focus = report.value(r, SH.focusNode)
+        path = report.value(r, SH.resultPath)
+        shape = report.value(r, SH.sourceShape)
+        value = report.value(r, SH.value)
+        message = report.value(r, SH.resultMessage)
+        results.append({
+            "severity": str(report.value(r, SH.resultSeverity)),
+            "focus": _nt(focus),
+            "path": str(path) if isinstance(path, rdflib.URIRef) else None,
+            "shape": str(shape) if isinstance(shape, rdflib.URIRef) else None,
+            "value": _nt(value),
+            "message": str(message) if message else f"fails {shape}",
+        })
+    results.sort(key=lambda r: (r["severity"], r["message"], r["focus"] or ""))
+    return results
+
+
+def _nt(term) -> str | None:
+    """A term as N-Triples, except blank nodes, which have no name outside their graph."""
+    if term is None or isinstance(term, rdflib.BNode):
+        return None
+    return term.n3()
+
+
+def is_violation(result: dict) -> bool:
+    return result["severity"] == SH_NS + "Violation"
+
+
+def describe(result: dict) -> tuple[str, str]:
+    """(place, message) of a result, for an error line."""
+    focus = result["focus"] or "a blank node"
+    place = f"focus node {focus}"
+    if result["path"]:
+        place += f", path <{result['path']}>"
+    message = result["message"]
+    if result["value"]:
+        message += f" (value {result['value']})"
+    return place, message

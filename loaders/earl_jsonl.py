@@ -1,0 +1,115 @@
+"""EARL results as JSON Lines (*.earl.jsonl) → earl:Assertion and earl:TestResult, one per line.
+
+earl:subject is the system under test, earl:test the intent, earl:assertedBy the grader (an
+apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex and
+apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
+apeval:deliveredSituation. A grader with no declared kind gets no apeval:graderKind: the
+queries read it as "undeclared", never as any declared kind."""
+from kg.loading import Projection, loader
+from kg.lookups import instances
+from kg.runs import RunRows
+from kg.terms import XSD, Triples, declare, iri, literal, p
+
+SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-far": "so-misFar",
+             "miss": "so-miss", "tn": "so-tn", "spur": "so-spur", "undetected": "so-undetected"}
+
+
+@loader(kind="earl-jsonl", parse="jsonl", patterns=("*.earl.jsonl",), schema="earl-jsonl.schema.json",
+        shapes="earl.ttl", order=40)
+def read_earl_jsonl(source, ctx):
+    rows = source.jsonl()
+    refs = RunRows(ctx)
+    ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "assertion id")
+    situations = instances(ctx, "apeval:DeliveredSituation")
+    earlier = instances(ctx, "earl:Assertion")
+    here = {}
+    for n, row in rows:
+        a = ctx.mint(f"line {n}, /id", lambda: refs.minter(row).iri(row["id"], "assertion"))
+        if a:
+            here[a] = n
+    clash = sorted(set(here) & earlier)
+    for a in clash:
+        ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
+                    "assertion ids are unique across the store; a correction is a new assertion that supersedes")
+    graders: dict[str, tuple[int, str | None]] = {}
+    t = Triples()
+    for n, row in rows:
+        mint = refs.minter(row)
+        intent = refs.intent(n, row, mint)
+        if intent is None:
+            continue
+        ran = refs.run(t, n, row, mint, intent)
+        if ran is None:
+            continue
+        run, system = ran
+        grader = row["grader"]
+        g_iri = ctx.mint(f"line {n}, /grader/id", lambda: mint.iri(grader["id"], "grader"))
+        if g_iri is None:
+            continue
+        kind = grader.get("kind")
+        if g_iri in graders and graders[g_iri][1] != kind:
+            first_line, first_kind = graders[g_iri]
+            ctx.problem(f"line {n}, /grader/kind", f'grader "{grader["id"]}" is declared {kind or "without a kind"} '
+                        f"here but {first_kind or 'without a kind'} on line {first_line}",
+                        "a grader has one kind; give a different grader its own id")
+        graders.setdefault(g_iri, (n, kind))
+        outcome = row["outcome"]
+        cause = row.get("failureCause")
+        if cause and outcome != "cantTell":
+            ctx.problem(f"line {n}, /failureCause", f"a failure cause explains a cantTell, found one on {outcome}",
+                        'remove "failureCause", or make the outcome "cantTell"')
+
+        a_iri = mint.iri(row["id"], "assertion")
+        a, r, g = iri(a_iri), iri(mint.iri(row["id"], "result")), iri(g_iri)
+        declare(t, g_iri, "apeval:Judge", grader["id"])
+        t.add(g, p("rdf:type"), p("earl:Assertor"))
+        if kind:
+            t.add(g, p("apeval:judgeKind"), literal(kind))
+        if grader.get("implementation"):
+            t.add(g, p("apeval:evaluatorImplementation"), literal(grader["implementation"]))
+        t.add(a, p("rdf:type"), p("earl:Assertion"))
+        t.add(a, p("dcterms:identifier"), literal(row["id"]))
+        t.add(a, p("earl:subject"), iri(system))
+        t.add(a, p("earl:test"), iri(intent))
+        t.add(a, p("earl:assertedBy"), g)
+        t.add(a, p("earl:result"), r)
+        t.add(a, p("apeval:trialIndex"), literal(int(row.get("trial") or 0)))
+        if kind:
+            t.add(a, p("apeval:graderKind"), literal(kind))
+        if row.get("mode"):
+            t.add(a, p("earl:mode"), p(f"earl:{row['mode']}"))
+        if run:
+            t.add(a, p("prov:used"), iri(run))
+        if row.get("criterionDigest"):
+            t.add(a, p("apeval:criterionDigest"), literal(row["criterionDigest"]))
+        if row.get("supersedes"):
+            old = ctx.mint(f"line {n}, /supersedes", lambda: mint.iri(row["supersedes"], "assertion"))
+            if old and old not in here and old not in earlier:
+                ctx.problem(f"line {n}, /supersedes", f'assertion "{row["supersedes"]}" is neither in this file nor loaded',
+                            "supersede an assertion that exists; load its file first")
+            elif old == a_iri:
+                ctx.problem(f"line {n}, /supersedes", "an assertion cannot supersede itself")
+            elif old:
+                t.add(a, p("apeval:supersedes"), iri(old))
+        t.add(r, p("rdf:type"), p("earl:TestResult"))
+        t.add(r, p("earl:outcome"), p(f"earl:{outcome}"))
+        if cause:
+            t.add(r, p("apeval:failureCause"), p(f"apeval:fc-{cause}"))
+        if row.get("selectionOutcome"):
+            t.add(r, p("apeval:selectionOutcome"), p(f"apeval:{SELECTION[row['selectionOutcome']]}"))
+        if row.get("chargedTo"):
+            t.add(r, p("apeval:chargedTo"), literal(row["chargedTo"]))
+        if row.get("evidenceKind"):
+            t.add(r, p("apeval:evidenceKind"), literal(row["evidenceKind"]))
+        if row.get("date"):
+            t.add(r, p("dcterms:date"), literal(row["date"], XSD + "dateTime"))
+        if row.get("info"):
+            t.add(r, p("earl:info"), literal(row["info"]))
+        if row.get("situation"):
+            sit = ctx.mint(f"line {n}, /situation", lambda: mint.iri(row["situation"], "situation"))
+            if sit and sit not in situations:
+                ctx.problem(f"line {n}, /situation", f'situation "{row["situation"]}" is not loaded',
+                            "load the *.situations.jsonl that holds it first, or in the same command")
+            elif sit:
+                t.add(r, p("apeval:deliveredSituation"), iri(sit))
+    return Projection(t)
