@@ -24,8 +24,8 @@ What the estate contains
 * Two systems, cubby@1.4.0 and cubby@1.5.0-rc1; trials 0, 1, 2 of every intent on each, one situation per
   (system, intent, trial), run id "<system>/<intent>/<trial>". Situation ids sit-0001.. and assertion ids
   a-0001.. are numbered across the whole estate (routing first, then regression).
-* Graders: check-state (mechanical) and judge-v2 (model) on every trial; alice (human, mode manual) on a
-  sample of trials. Classes in situations are full IRIs (a situations file has no prefixes map).
+* Graders: check-state (mechanical) and judge-v2 (model), each with an implementation digest, on every
+  trial; alice (human, mode manual, no implementation key) on a sample of trials. Classes in situations are full IRIs (a situations file has no prefixes map).
 
 Rules the data keeps (so tests can rely on them)
 ------------------------------------------------
@@ -42,39 +42,41 @@ Rules the data keeps (so tests can rely on them)
 * Ordinary failures have reachedUnder null, the expectedOutcome (a claim the records do not back) or, on
   clarify and several cases, one of the candidateOutcomes. Passes are reached under the expectedOutcome.
 
-Planted traits (ids are stable; check them with the estate's own files)
------------------------------------------------------------------------
-P1  judge timeouts, judge-v2 cantTell/grader (check-state grades normally):
-      cubby@1.4.0/route-006/1 (a-0033), cubby@1.4.0/route-017/2 (a-0102),
-      cubby@1.5.0-rc1/route-023/0 (a-0300), cubby@1.5.0-rc1/reg-004/1 (a-0652)
+Planted traits (ids are stable as long as this file is unchanged)
+------------------------------------------------------------------
+P1  judge timeouts, judge-v2 cantTell/grader while check-state grades normally:
+      cubby@1.4.0/route-006/1 (sit-0017, a-0034), cubby@1.4.0/route-017/2 (sit-0051, a-0102),
+      cubby@1.5.0-rc1/route-023/0 (sit-0151, a-0302), cubby@1.5.0-rc1/reg-004/1 (sit-0227, a-0477).
 P2  record-store outage, every grader of the trial says cantTell/environment:
-      cubby@1.4.0/route-024/1 (sit-0071: a-0141, a-0142), cubby@1.5.0-rc1/route-014/2 (sit-0123: a-0245,
-      a-0246), cubby@1.5.0-rc1/route-015/0 (sit-0124: a-0247, a-0248, alice a-0553),
-      cubby@1.5.0-rc1/route-015/1 (sit-0125: a-0249, a-0250)
-P3  agent crash, empty situation, every grader says cantTell/agent, selectionOutcome undetected:
-      cubby@1.4.0/route-028/0 (sit-0082: a-0163, a-0164), cubby@1.5.0-rc1/route-008/2 (sit-0108: a-0215,
-      a-0216)
-P4  superseded assessment: alice failed cubby@1.4.0/route-009/0 (sit-0025) in a-0529; her re-grade a-0565
-      (passed) supersedes it.
+      cubby@1.4.0/route-024/1 (sit-0071: a-0141, a-0142), cubby@1.5.0-rc1/route-014/2 (sit-0126: a-0251,
+      a-0252), cubby@1.5.0-rc1/route-015/0 (sit-0127: a-0253, a-0254), cubby@1.5.0-rc1/route-015/1 (sit-0128:
+      a-0255, a-0256 and alice's a-0352).
+P3  agent crash: empty situation, every grader says cantTell/agent, selectionOutcome undetected:
+      cubby@1.4.0/route-028/0 (sit-0082: a-0163, a-0164), cubby@1.5.0-rc1/route-008/2 (sit-0108: a-0215, a-0216).
+P4  superseded assessment: alice failed cubby@1.4.0/route-009/0 (sit-0025) in a-0340; her re-grade a-0359
+    (passed, a day later) supersedes it. check-state (a-0049) and judge-v2 (a-0050) passed it.
 P5  referenceScore 0.8 on route-025 (every other criterion has 1.0).
-P6  reached under the wrong description (reachedUnder neither the expectedOutcome nor a candidateOutcome):
-      sit-0001 cubby@1.4.0/route-001/0 reached answer-with-region, yet its records satisfy answer-certified
-               (right for the wrong reason: check-state and judge-v2 pass, selection tp-alt via lookup-po);
-      sit-0055 cubby@1.4.0/route-019/0 reached field-committed (failed);
-      sit-0077 cubby@1.4.0/route-026/1 reached answer-with-region (failed);
-      sit-0147 cubby@1.5.0-rc1/route-021/2 reached suggestion-read (failed);
-      sit-0248 cubby@1.5.0-rc1/reg-011/0 reached declined (failed).
+P6  reached under the wrong description (reachedUnder is neither the expectedOutcome nor a candidateOutcome):
+      sit-0001 cubby@1.4.0/route-001/0 reached answer-with-region, yet its records satisfy answer-certified:
+               right for the wrong reason (check-state a-0001, judge-v2 a-0002 and alice a-0337 pass; tp-alt);
+      sit-0055 cubby@1.4.0/route-019/0 reached field-committed (failed, mis-sib);
+      sit-0077 cubby@1.4.0/route-026/1 reached answer-with-region (failed, mis-far);
+      sit-0147 cubby@1.5.0-rc1/route-021/2 reached suggestion-read (failed, mis-sib);
+      sit-0163 cubby@1.5.0-rc1/route-027/0 reached answer-with-region (failed, mis-far);
+      sit-0199 cubby@1.4.0/reg-011/0 reached declined (failed, tp: right skill, wrong product).
 P7  inapplicable: judge-v2 on all six trials of route-004 (the product is a commit, not an answer):
-      a-0020, a-0022, a-0024, a-0188, a-0190, a-0192.
-P8  judge-v2 disagrees with check-state (alice sides with check-state on each):
-      cubby@1.4.0/route-003/1 (judge failed a pass, a-0016), cubby@1.4.0/route-018/1 (judge passed a
-      failure, a-0106), cubby@1.4.0/reg-002/1 (judge failed a pass, a-0372), cubby@1.5.0-rc1/route-024/2
-      (judge passed a failure, a-0312).
+      a-0020, a-0022, a-0024, a-0188, a-0190, a-0192. check-state grades those trials normally.
+P8  judge-v2 disagrees with check-state (alice grades each one and sides with check-state):
+      cubby@1.4.0/route-003/1 judge failed a pass (a-0016; alice a-0338),
+      cubby@1.4.0/route-018/1 judge passed a failure (a-0106; alice a-0344),
+      cubby@1.5.0-rc1/route-024/0 judge passed a failure (a-0308; alice a-0357),
+      cubby@1.4.0/reg-002/1 judge failed a pass (a-0369; alice a-0552).
 P9  new failure: route-011 passes all three trials on cubby@1.4.0 and fails all three on cubby@1.5.0-rc1
-    (it selects review-suggestion instead of commit-field); no other intent passed everywhere on 1.4.0 and
-    failed on rc1. Otherwise rc1 is better on the capability set.
-P10 pass rates (check-state, passed / all trials): cubby-routing 1.4.0 48/84, rc1 52/84 (capability, 50-75%);
-    cubby-regression 1.4.0 47/48, rc1 46/48 (>= 90%).
+    (sit-0115..0117: it selects review-suggestion instead of commit-field). No other intent or trial passed
+    on 1.4.0 and failed on rc1, under check-state or judge-v2.
+P10 pass rates, check-state passed / all trials: cubby-routing 1.4.0 49/84 (58%), rc1 53/84 (63%);
+    cubby-regression 1.4.0 46/48 (96%), rc1 48/48. judge-v2: routing 44/84 and 51/84, regression 45/48 and
+    47/48. alice grades 41 of the 264 trials (13 trial-0s).
 
 Left unexercised on purpose (no intent, starting state, criterion or description names them)
 ---------------------------------------------------------------------------------------------
@@ -83,8 +85,8 @@ Left unexercised on purpose (no intent, starting state, criterion or description
 * cheez:CheckKinds except cubby:ArithmeticCheck, cubby:NumberInRegionCheck and cubby:PurchaseOrderCheck
   (14 check kinds untouched);
 * refusal reasons cubby:RelationMissing and cubby:WalkFailed; proposers cubby:EverydayTable and
-  cubby:OvernightRuleLibrary; conflict kinds cubby:LogicalConflict, cubby:TypeConflict,
-  cubby:RecordedVsDerivedConflict.
+  cubby:OvernightRuleLibrary; conflict kinds cubby:LogicalConflict, cubby:TemporalConflict,
+  cubby:TypeConflict and cubby:RecordedVsDerivedConflict.
 """
 from __future__ import annotations
 
@@ -117,7 +119,7 @@ GRADERS = {
     "check-state": {"id": "check-state", "kind": "mechanical", "implementation": sha256(b"check-state 3.2.0")},
     "judge-v2": {"id": "judge-v2", "kind": "model",
                  "implementation": sha256(b"judge-v2 rubric rev 14 / judge model 2026-09")},
-    "alice": {"id": "alice", "kind": "human", "implementation": None},
+    "alice": {"id": "alice", "kind": "human"},  # a person has no implementation digest
 }
 MODE = {"mechanical": "automatic", "model": "automatic", "human": "manual"}
 
@@ -166,8 +168,8 @@ STATES = {
 
 # Chance that a trial succeeds, per difficulty tier: (cubby@1.4.0, cubby@1.5.0-rc1). A trial draws one
 # number shared by both systems, so a trial rc1 fails was failed by 1.4.0 too unless planted otherwise.
-TIERS = {"A": (1.0, 1.0), "E": (0.92, 0.95), "M": (0.65, 0.78), "H": (0.42, 0.58), "X": (0.25, 0.40),
-         "R": (0.96, 0.97)}
+TIERS = {"A": (1.0, 1.0), "E": (0.92, 0.95), "M": (0.68, 0.8), "H": (0.5, 0.65), "X": (0.3, 0.45),
+         "R": (0.93, 0.95)}
 
 
 def intent(id, split, bucket, message, behaviour, outcome, *, skill=None, tier="M", adjudication="adjudicated",
@@ -394,17 +396,18 @@ WRONG_DESCRIPTION = {  # P6: (reachedUnder, selectedSkill, record classes)
     (OLD, "route-019", 0): ("field-committed", "commit-field", ["FieldCommit", "Review"]),
     (OLD, "route-026", 1): ("answer-with-region", "lookup-po", ["Answer", "DocumentRegion"]),
     (NEW, "route-021", 2): ("suggestion-read", "doc-review", ["FieldSuggestion", "DocumentRegion"]),
-    (NEW, "reg-011", 0): ("declined", "explain-refusal", ["Refusal"]),
+    (NEW, "route-027", 0): ("answer-with-region", "lookup-po", ["Answer", "DocumentRegion"]),
+    (OLD, "reg-011", 0): ("declined", "explain-refusal", ["Refusal"]),
 }
 NEW_FAILURE = {(NEW, "route-011", t) for t in TRIALS}  # P9: rc1 routes it to review-suggestion
 JUDGE_TIMEOUT = {(OLD, "route-006", 1), (OLD, "route-017", 2), (NEW, "route-023", 0), (NEW, "reg-004", 1)}
 OUTAGE = {(OLD, "route-024", 1), (NEW, "route-014", 2), (NEW, "route-015", 0), (NEW, "route-015", 1)}
 CRASH = {(OLD, "route-028", 0), (NEW, "route-008", 2)}
-JUDGE_FLIP = {(OLD, "route-003", 1), (OLD, "route-018", 1), (OLD, "reg-002", 1), (NEW, "route-024", 2)}
+JUDGE_FLIP = {(OLD, "route-003", 1), (OLD, "route-018", 1), (OLD, "reg-002", 1), (NEW, "route-024", 0)}
 JUDGE_INAPPLICABLE = {"route-004"}
 SUPERSEDED = (OLD, "route-009", 0)
 ALICE_FORCED = JUDGE_FLIP | {SUPERSEDED, (OLD, "route-001", 0)}
-ALICE_RATE = 0.12
+ALICE_RATE = 0.14
 
 
 # ── Files ─────────────────────────────────────────────────────────────────────────────────────
@@ -576,12 +579,13 @@ def build():
     rng = random.Random(SEED)
     sit_ids, assertion_ids = Counter("sit-"), Counter("a-")
     files = {}
+    # One number per (intent, trial), drawn first, so tuning a tier never reshuffles the other choices.
+    draws = {(it["id"], t): rng.random() for spec in SETS for it in spec["intents"] for t in TRIALS}
     for spec in SETS:
         name = spec["name"]
         replayset = replayset_document(spec)
         gold = gold_document(spec, digest(replayset))
         criteria = {c["intent"]: c for c in gold["criteria"]}
-        draws = {(it["id"], t): rng.random() for it in spec["intents"] for t in TRIALS}
         situations, assertions, alice_queue = [], [], []
         for system in SYSTEMS:
             clock = parse(spec["runs"][system])
@@ -632,7 +636,7 @@ def build():
                     assertions.append(assertion("judge-v2", *judge, clock + timedelta(seconds=45)))
                     pick = rng.random() < ALICE_RATE
                     if pick or key in ALICE_FORCED:
-                        if key in SUPERSEDED:
+                        if key == SUPERSEDED:
                             first = ("failed", None, "the answer looked wrong against the PO scan")
                         else:
                             first = (mech[0], mech[1], mech[2] if mech[0] == "cantTell" else None)

@@ -58,7 +58,8 @@ def _report(outcomes, verb: str) -> int:
             for problem in o.problems:
                 click.echo(f"  {problem}", err=True)
         elif o.status in ("loaded", "valid"):
-            warn = f", {len(o.warnings)} warning(s)" if o.warnings else ""
+            n = sum(1 for w in o.warnings if w["severity"].endswith("#Warning"))
+            warn = f", {n} warning(s)" if n else ""
             click.echo(f"{o.status:9} {o.path} ({o.kind}, {o.triples} triples{warn})")
         elif o.status == "unchanged":
             click.echo(f"unchanged {o.path} (skipped: same sha256 as loaded)")
@@ -169,9 +170,10 @@ def stats(fmt, warnings, store_path):
                 for w in s.warnings:
                     grouped.setdefault(w["message"], []).append(w)
                 for message, ws in grouped.items():
+                    severity = ws[0]["severity"].rsplit("#", 1)[-1].lower()
                     where = ws[0]["value"] or ws[0]["focus"] or "a blank node"
                     more = f" and {len(ws) - 1} more" if len(ws) > 1 else ""
-                    click.echo(f"  {message} — {where}{more}")
+                    click.echo(f"  {severity}: {message} — {where}{more}")
 
 
 def _short(path: str) -> str:

@@ -128,7 +128,8 @@ class Triples:
         self.lines.append(f"{s} {p} {o} .\n")
 
     def text(self) -> str:
-        return "".join(self.lines)
+        """The triples once each: loaders may state a shared fact (a system, a skill) on every row."""
+        return "".join(dict.fromkeys(self.lines))
 
     def __len__(self) -> int:
         return len(self.lines)
