@@ -1,0 +1,35 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kg import ingest
+from kg.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+EXAMPLES = ROOT / "examples"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def store():
+    return Store(":memory:")
+
+
+@pytest.fixture
+def load(store):
+    """Loads paths into the test store and returns {file name: Outcome}."""
+    def _load(*paths, **options):
+        outcomes = ingest.load(store, paths, **options)
+        return {Path(o.path).name: o for o in outcomes}
+    return _load
+
+
+def run_kg(*args, cwd=None, env=None, input=None):
+    """The real CLI in a subprocess: what a user or cron would run."""
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "kg", *map(str, args)], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, input=input, timeout=600)

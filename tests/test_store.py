@@ -1,0 +1,102 @@
+"""The store: one graph per source, atomic replacement, no-op reloads, drop, and recovery from a
+load killed half-way."""
+import subprocess
+import sys
+import textwrap
+
+import pyoxigraph as ox
+
+from kg import ingest
+from kg.store import Store
+
+from tests.conftest import EXAMPLES
+
+
+def test_every_source_gets_its_own_graph_and_record(store, load):
+    load(EXAMPLES)
+    sources = {s.path.rsplit("/", 1)[-1]: s for s in store.sources()}
+    assert {"cubby.ttl", "cubby-routing.replayset.json", "cubby-routing.gold.json",
+            "cubby-routing.situations.jsonl", "cubby-routing.earl.jsonl"} <= set(sources)
+    for s in sources.values():
+        graph = ox.NamedNode(s.graph)
+        held = sum(1 for _ in store.ox.quads_for_pattern(None, None, None, graph))
+        assert held == s.triples, f"{s.path}: the record says {s.triples} triples, the graph holds {held}"
+        assert len(s.sha256) == 64
+    routing = sources["cubby-routing.replayset.json"]
+    assert routing.kind == "replayset" and routing.pins and routing.pins[0].startswith("sha256:")
+    assert sources["apeval.ttl"].kind == "vocabulary"
+
+
+def test_loading_twice_changes_nothing(store, load):
+    load(EXAMPLES)
+    first = store.dump()
+    outcomes = load(EXAMPLES)
+    assert {o.status for o in outcomes.values()} == {"unchanged"}
+    assert store.dump() == first
+
+
+def test_a_changed_file_replaces_its_graph(store, load, tmp_path):
+    ttl = tmp_path / "tiny.ttl"
+    ttl.write_text("<http://x/a> a <http://www.w3.org/2002/07/owl#Class> .\n")
+    load(ttl)
+    ttl.write_text("<http://x/b> a <http://www.w3.org/2002/07/owl#Class> .\n")
+    assert load(ttl)["tiny.ttl"].status == "loaded"
+    graph = ox.NamedNode(ttl.resolve().as_uri())
+    subjects = {q.subject.value for q in store.ox.quads_for_pattern(None, None, None, graph)}
+    assert subjects == {"http://x/b"}
+    assert len([s for s in store.sources() if s.graph == graph.value]) == 1
+
+
+def test_drop_removes_graph_and_record(store, load):
+    load(EXAMPLES / "cubby.ttl")
+    before = store.dump()
+    load(EXAMPLES / "cubby-routing.replayset.json")
+    graph = (EXAMPLES / "cubby-routing.replayset.json").resolve().as_uri()
+    assert store.drop_source(graph)
+    assert store.dump() == before
+    assert not store.drop_source(graph)
+
+
+def test_a_loader_failing_midway_writes_nothing(store, load, monkeypatch):
+    load(EXAMPLES / "cubby.ttl")
+    before = store.dump()
+    from kg import validation
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+    monkeypatch.setattr(validation, "check", broken)
+    outcome = load(EXAMPLES / "cubby-routing.replayset.json")["cubby-routing.replayset.json"]
+    assert outcome.status == "rejected" and "disk on fire" in str(outcome.problems[0])
+    assert store.dump() == before
+
+
+def test_a_load_killed_between_staging_and_swap_leaves_the_store_as_it_was(tmp_path):
+    """The first half of a replacement (the staging graph) is written, then the process dies
+    without any cleanup; reopening the store must show exactly what it held before."""
+    path = tmp_path / "store"
+    store = Store(path)
+    ingest.load(store, [EXAMPLES / "cubby.ttl"])
+    before = store.dump()
+    del store
+    script = textwrap.dedent(f"""
+        import os, pyoxigraph as ox
+        from kg.store import Store, STAGING_SUFFIX
+        s = Store({str(path)!r})
+        graph = {(EXAMPLES / 'cubby-routing.replayset.json').resolve().as_uri()!r}
+        s.ox.load('<http://x/a> <http://x/b> <http://x/c> .', format=ox.RdfFormat.N_TRIPLES,
+                  to_graph=ox.NamedNode(graph + STAGING_SUFFIX))
+        s.ox.flush()
+        os._exit(9)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 9, done.stderr
+    assert Store(path).dump() == before
+
+
+def test_minting_base_is_fixed_by_the_first_load(tmp_path):
+    import pytest
+    from kg.errors import UsageError
+    store = Store(":memory:")
+    ingest.load(store, [EXAMPLES / "cubby.ttl"], base="https://example.org/ids/")
+    with pytest.raises(UsageError, match="mints IRIs under https://example.org/ids/"):
+        ingest.load(store, [EXAMPLES / "cubby.ttl"], base="https://other.example/")
