@@ -99,6 +99,13 @@ class Store:
     def ask(self, query: str, **bindings) -> bool:
         return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings)))
 
+    def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
+        """A catalogue or ad-hoc SELECT over the union of all graphs: (variables, rows of Python values)."""
+        from .catalogue import term_value
+        result = self.ox.query(text, use_default_graph_as_union=True)
+        names = [v.value for v in result.variables]
+        return names, [tuple(term_value(row[n]) for n in names) for row in result]
+
     def source_sha256(self, graph: str) -> str | None:
         rows = self.select(f"SELECT ?sha WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g kg:sha256 ?sha }} }}",
                            g=ox.NamedNode(graph))

@@ -43,6 +43,11 @@ _IRI_SCHEMES = ("http://", "https://", "urn:", "tag:", "did:", "mailto:", "file:
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
 
+# What an IRI path segment may hold unencoded (RFC 3987 pchar less "/" and ":"), so that an
+# id like "cubby@1.4.0" stays readable in its IRI.
+_SEGMENT_SAFE = "@!$&'()*+,;="
+
+
 class MintError(ValueError):
     pass
 
@@ -72,7 +77,7 @@ class Minter:
         explicit = self.resolve(value)
         if explicit is not None:
             return explicit
-        return self.base + "".join(quote(s, safe="") + "/" for s in scope) + quote(value, safe="")
+        return self.base + "".join(quote(s, safe=_SEGMENT_SAFE) + "/" for s in scope) + quote(value, safe=_SEGMENT_SAFE)
 
     def term(self, value: str) -> str:
         """A term that must be an explicit IRI (a domain class or concept)."""

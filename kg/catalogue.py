@@ -1,0 +1,349 @@
+"""The catalogue of named queries: one `.rq` file per query under queries/, named by its stem,
+documented by a YAML header in `#+` comment lines (grlc-style), so the file stays plain SPARQL
+that any engine runs.
+
+    #+ summary: one line
+    #+ description: optional, longer
+    #+ params:
+    #+   k: {type: integer, default: 3, doc: trials a case needs for pass@k}
+    #+ columns:
+    #+   replay_set: the replay set
+    #+ derive:
+    #+   pass_at_1: ratio(passed_at_1, cases_at_1)
+    #+ hide: [case_counts]
+    #+ tags: [results]
+
+Parameters are bound as RDF terms by a VALUES block opening every WHERE clause of the query
+(sub-selects included), rendered by pyoxigraph's own term syntax: a value can never change
+the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigraph's
+`substitutions` would need every parameter projected and does not reach sub-selects.)"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import yaml
+
+from . import paths
+from .finishers import FINISHERS
+
+HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags"}
+PARAM_KEYS = {"type", "default", "required", "doc"}
+PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_DERIVE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$")
+
+
+class CatalogueError(Exception):
+    """A query file whose header is wrong or disagrees with its SPARQL."""
+
+
+class ParameterError(ValueError):
+    """A parameter value that is missing, unknown or not of its declared type."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    default: Any = None
+    required: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Derivation:
+    column: str
+    function: str
+    arguments: tuple[str, ...]
+
+
+@dataclass
+class NamedQuery:
+    name: str
+    path: Path
+    summary: str
+    text: str
+    description: str = ""
+    params: dict[str, Param] = field(default_factory=dict)
+    columns: dict[str, str] = field(default_factory=dict)
+    derive: list[Derivation] = field(default_factory=list)
+    hide: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def output_columns(self) -> list[str]:
+        return [c for c in self.columns if c not in self.hide]
+
+    def bound_text(self, values: dict[str, Any] | None = None) -> str:
+        """The query with its parameters bound (defaults filled in, values checked)."""
+        return bind(self.text, self.terms(values or {}))
+
+    def terms(self, values: dict[str, Any]) -> dict[str, ox.NamedNode | ox.Literal]:
+        unknown = sorted(set(values) - set(self.params))
+        if unknown:
+            known = ", ".join(self.params) or "none"
+            raise ParameterError(f"{self.name} has no parameter {', '.join(unknown)} (its parameters: {known})")
+        terms = {}
+        for name, param in self.params.items():
+            value = values.get(name, param.default)
+            if value is None:
+                if param.required:
+                    raise ParameterError(f"{self.name} needs -p {name}=… ({param.type}: {param.doc})")
+                continue  # an absent optional parameter leaves its variable free
+            terms[name] = to_term(param, value)
+        return terms
+
+    def parameter_values(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Parameter values as Python values (for finishers), defaults filled in."""
+        terms = self.terms(values)
+        return {name: term_value(terms[name]) if name in terms else None for name in self.params}
+
+
+def to_term(param: Param, value: Any) -> ox.NamedNode | ox.Literal:
+    try:
+        if param.type == "iri":
+            return ox.NamedNode(str(value))
+        if param.type == "integer":
+            if isinstance(value, bool) or (isinstance(value, str) and not re.fullmatch(r"[+-]?\d+", value.strip())):
+                raise ValueError
+            return ox.Literal(str(int(value)), datatype=ox.NamedNode(XSD + "integer"))
+        if param.type == "decimal":
+            return ox.Literal(format(Decimal(str(value)), "f"), datatype=ox.NamedNode(XSD + "decimal"))
+        if param.type == "boolean":
+            text = str(value).lower()
+            if text not in ("true", "false", "1", "0"):
+                raise ValueError
+            return ox.Literal("true" if text in ("true", "1") else "false", datatype=ox.NamedNode(XSD + "boolean"))
+        return ox.Literal(str(value))
+    except (ValueError, InvalidOperation):
+        raise ParameterError(f"parameter {param.name} takes a{'n' if param.type[0] in 'aeiou' else ''} "
+                             f"{param.type}, got {value!r}") from None
+
+
+# ── binding ──
+def _code_spans(text: str):
+    """(start, end) spans of the text that are SPARQL code: strings and comments left out."""
+    i, start, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            yield start, i
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            start = i
+        elif ch in "'\"":
+            yield start, i
+            quote = text[i] * 3 if text.startswith(text[i] * 3, i) else text[i]
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                j += 2 if text[j] == "\\" else 1
+            i = start = min(n, j + len(quote))
+        else:
+            i += 1
+    yield start, n
+
+
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+def where_positions(text: str) -> list[int]:
+    """Offsets just inside each WHERE clause's opening brace (outside strings and comments)."""
+    found = []
+    for start, end in _code_spans(text):
+        found += [start + m.end() for m in _WHERE.finditer(text[start:end])]
+    return found
+
+
+def bind(text: str, terms: dict[str, ox.NamedNode | ox.Literal]) -> str:
+    if not terms:
+        return text
+    names = " ".join(f"?{k}" for k in terms)
+    row = " ".join(str(t) for t in terms.values())
+    block = f" VALUES ({names}) {{ ({row}) }} "
+    out, last = [], 0
+    for pos in where_positions(text):
+        out += [text[last:pos], block]
+        last = pos
+    return "".join(out) + text[last:]
+
+
+def code_only(text: str) -> str:
+    return " ".join(text[s:e] for s, e in _code_spans(text))
+
+
+# ── values out ──
+_INTEGER_TYPES = {XSD + t for t in ("integer", "int", "long", "short", "byte", "nonNegativeInteger",
+                                     "positiveInteger", "negativeInteger", "nonPositiveInteger",
+                                     "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte")}
+_FLOAT_TYPES = {XSD + t for t in ("decimal", "double", "float")}
+
+
+def term_value(term) -> Any:
+    """A pyoxigraph term as the Python value a table, JSON or DataFrame shows."""
+    if term is None:
+        return None
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, ox.Literal):
+        return literal_value(term.value, term.datatype.value if term.datatype else None)
+    return str(term)
+
+
+def literal_value(lexical: str, datatype: str | None) -> Any:
+    try:
+        if datatype in _INTEGER_TYPES:
+            return int(lexical)
+        if datatype in _FLOAT_TYPES:
+            return float(lexical)
+        if datatype == XSD + "boolean":
+            return lexical in ("true", "1")
+    except ValueError:
+        return lexical
+    return lexical
+
+
+# ── reading the catalogue ──
+def parse_file(path: Path) -> NamedQuery:
+    text = path.read_text(encoding="utf-8")
+    header_lines = []
+    for line in text.splitlines():
+        if line.startswith("#+"):
+            header_lines.append(line[3:] if line.startswith("#+ ") else line[2:])
+        elif header_lines or line.strip():
+            break
+    if not header_lines:
+        raise CatalogueError(f"{path}: no `#+` header (summary and columns are required)")
+    try:
+        header = yaml.safe_load("\n".join(header_lines)) or {}
+    except yaml.YAMLError as err:
+        raise CatalogueError(f"{path}: the `#+` header is not valid YAML: {err}") from None
+    if not isinstance(header, dict):
+        raise CatalogueError(f"{path}: the `#+` header must be a mapping of keys")
+    unknown = set(header) - HEADER_KEYS
+    if unknown:
+        raise CatalogueError(f"{path}: unknown header key(s) {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(sorted(HEADER_KEYS))})")
+    if not isinstance(header.get("summary"), str) or "\n" in header["summary"].strip():
+        raise CatalogueError(f"{path}: `summary` is required and is one line")
+    columns = header.get("columns")
+    if not isinstance(columns, dict) or not columns:
+        raise CatalogueError(f"{path}: `columns` is required: name → one-line doc, in result order")
+    params = {}
+    for name, spec in (header.get("params") or {}).items():
+        if not isinstance(spec, dict) or set(spec) - PARAM_KEYS or spec.get("type") not in PARAM_TYPES:
+            raise CatalogueError(f"{path}: parameter {name} needs {{type: {'|'.join(sorted(PARAM_TYPES))}, "
+                                 f"default, required, doc}}, got {spec!r}")
+        params[name] = Param(name, spec["type"], spec.get("default"), bool(spec.get("required", False)),
+                             str(spec.get("doc", "")))
+    derive = []
+    for column, expression in (header.get("derive") or {}).items():
+        match = _DERIVE.match(str(expression))
+        if not match or match.group(1) not in FINISHERS:
+            raise CatalogueError(f"{path}: derive {column}: {expression!r} must call a finisher "
+                                 f"({', '.join(sorted(FINISHERS))})")
+        args = tuple(a.strip() for a in match.group(2).split(",") if a.strip())
+        derive.append(Derivation(column, match.group(1), args))
+    query = NamedQuery(name=path.stem, path=path, summary=header["summary"].strip(), text=text,
+                       description=str(header.get("description", "")).strip(), params=params,
+                       columns={str(k): str(v) for k, v in columns.items()}, derive=derive,
+                       hide=list(header.get("hide") or []), tags=list(header.get("tags") or []))
+    check_consistency(query)
+    return query
+
+
+def projected_variables(text: str) -> list[str]:
+    """The variables the query projects, read by rdflib's SPARQL 1.1 parser (which also proves
+    the text is standard SPARQL)."""
+    from rdflib.plugins.sparql import parser, algebra
+    try:
+        tree = algebra.translateQuery(parser.parseQuery(text))
+    except Exception as err:  # rdflib raises pyparsing and its own errors
+        raise CatalogueError(f"not valid SPARQL 1.1: {err}") from None
+    return [str(v) for v in tree.algebra.get("PV", [])]
+
+
+def check_consistency(query: NamedQuery) -> None:
+    where = query.path
+    try:
+        projected = projected_variables(query.text)
+    except CatalogueError as err:
+        raise CatalogueError(f"{where}: {err}") from None
+    derived = [d.column for d in query.derive]
+    expected = [c for c in query.columns if c not in derived]
+    if projected != expected:
+        raise CatalogueError(f"{where}: the query projects {projected} but the header declares "
+                             f"{expected} (+ derived {derived}); they must agree, in order")
+    code = code_only(query.text)
+    for name in query.params:
+        if not re.search(rf"[?$]{name}\b", code):
+            raise CatalogueError(f"{where}: parameter {name} is declared but the query never uses ?{name}")
+    if query.params and not where_positions(query.text):
+        raise CatalogueError(f"{where}: a query with parameters needs a WHERE clause to bind them in")
+    known = set(query.columns) | set(query.params)
+    for d in query.derive:
+        if d.column not in query.columns:
+            raise CatalogueError(f"{where}: derived column {d.column} is not declared under columns")
+        missing = [a for a in d.arguments if a not in known]
+        if missing:
+            raise CatalogueError(f"{where}: derive {d.column} uses {missing}, which are neither columns nor params")
+    for h in query.hide:
+        if h not in query.columns:
+            raise CatalogueError(f"{where}: hide names {h}, which is not a column")
+
+
+def load(root: Path | None = None) -> dict[str, NamedQuery]:
+    root = root or paths.queries()
+    catalogue: dict[str, NamedQuery] = {}
+    for path in sorted(root.rglob("*.rq")):
+        query = parse_file(path)
+        if query.name in catalogue:
+            raise CatalogueError(f"{path}: the name {query.name} is taken by {catalogue[query.name].path}")
+        catalogue[query.name] = query
+    return catalogue
+
+
+# ── running ──
+@dataclass
+class Result:
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    query: NamedQuery | None = None
+
+    def dataframe(self):
+        import pandas as pd
+        frame = pd.DataFrame(self.rows, columns=self.columns)
+        for column in self.columns:
+            values = [v for v in frame[column] if v is not None]
+            if values and all(isinstance(v, bool) for v in values):
+                frame[column] = frame[column].astype("boolean")
+            elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                frame[column] = frame[column].astype("Int64")
+            elif values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                frame[column] = frame[column].astype("float64")
+            elif values:
+                frame[column] = frame[column].astype("string")
+        return frame
+
+
+def finish(query: NamedQuery, rows: list[dict[str, Any]], params: dict[str, Any]) -> Result:
+    values = query.parameter_values(params)
+    for row in rows:
+        for d in query.derive:
+            args = [row[a] if a in row else values.get(a) for a in d.arguments]
+            row[d.column] = FINISHERS[d.function](*args)
+    columns = query.output_columns
+    return Result(columns, [{c: row.get(c) for c in columns} for row in rows], query)
+
+
+def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Result:
+    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`)."""
+    params = params or {}
+    variables, rows = backend.select_values(query.bound_text(params))
+    return finish(query, [dict(zip(variables, r)) for r in rows], params)
