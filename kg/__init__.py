@@ -1,9 +1,12 @@
-"""kg — the evaluation knowledge graph."""
+"""kg — the evaluation knowledge graph.
+
+    import kg
+    g = kg.open()                       # the store the CLI uses (KG_STORE or .kg/store)
+    g.query("pass-at-k", k=3)           # a named query → pandas DataFrame
+    g.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 5")
+"""
+from .api import Graph, open
+from .catalogue import NamedQuery, Result
 from .store import Store
 
-__all__ = ["Store", "open"]
-
-
-def open(store: str | None = None) -> Store:  # noqa: A001 - kg.open() reads as the API it is
-    """The store the CLI would use: `store`, else KG_STORE, else .kg/store."""
-    return Store(store)
+__all__ = ["Graph", "NamedQuery", "Result", "Store", "open"]

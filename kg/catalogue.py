@@ -126,12 +126,18 @@ def to_term(param: Param, value: Any) -> ox.NamedNode | ox.Literal:
 
 
 # ── binding ──
+_IRIREF = re.compile(r'<[^<>"{}|^`\\\s]*>')
+
+
 def _code_spans(text: str):
-    """(start, end) spans of the text that are SPARQL code: strings and comments left out."""
+    """(start, end) spans of the text that are SPARQL code: strings and comments left out (an
+    IRI's `#` starts no comment)."""
     i, start, n = 0, 0, len(text)
     while i < n:
         ch = text[i]
-        if ch == "#":
+        if ch == "<" and (m := _IRIREF.match(text, i)):
+            i = m.end()
+        elif ch == "#":
             yield start, i
             i = text.find("\n", i)
             i = n if i < 0 else i

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import click
 
-from . import ingest
+import textwrap
+
+from . import catalogue, ingest, output
 from .errors import StoreBusy, UsageError
 from .store import Store, resolve_store_path
+from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
@@ -217,6 +220,126 @@ def reset(yes, store_path):
     store.reset()
     store.flush()
     click.echo(f"reset {path}")
+
+
+format_option = click.option("--format", "fmt", type=click.Choice(output.FORMATS), default="table",
+                             show_default=True, help="table for people; csv, tsv or json for pipes.")
+
+
+def _prefixes(store: Store) -> dict[str, str]:
+    """The prefixes tables shorten IRIs with: kg's vocabularies, the minting base as `id:`, and
+    every prefix a loaded replay set declared."""
+    prefixes = dict(PREFIXES)
+    prefixes["id"] = store.minting_base()
+    for prefix, namespace in store.select("SELECT DISTINCT ?p ?ns WHERE { GRAPH ?g { ?d sh:prefix ?p ; sh:namespace ?ns } }"):
+        prefixes.setdefault(prefix.value, namespace.value)
+    return prefixes
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def queries(name, fmt):
+    """List the catalogue of named queries, or describe one.
+
+    \b
+    Examples:
+      kg queries                    # every query: name, summary, parameters
+      kg queries pass-at-k          # one query: description, parameters, columns, file
+    """
+    entries = catalogue.load()
+    if name:
+        if name not in entries:
+            raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
+        q = entries[name]
+        if fmt == "json":
+            click.echo(json.dumps(_describe(q), indent=2))
+            return
+        click.echo(f"{q.name} — {q.summary}\n")
+        if q.description:
+            click.echo(textwrap.fill(q.description, 96) + "\n")
+        if q.params:
+            click.echo("parameters:")
+            for p in q.params.values():
+                default = f", default {p.default}" if p.default is not None else (", required" if p.required else ", optional")
+                click.echo(f"  -p {p.name}=…  ({p.type}{default})  {p.doc}")
+        click.echo("columns:")
+        for column in q.output_columns:
+            click.echo(f"  {column}: {q.columns[column]}")
+        click.echo(f"\nfile: {q.path}")
+        return
+    if fmt == "json":
+        click.echo(json.dumps([_describe(q) for q in entries.values()], indent=2))
+        return
+    rows = [{"name": q.name, "summary": q.summary,
+             "params": " ".join(f"{p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())}
+            for q in entries.values()]
+    click.echo(output.render(["name", "params", "summary"], rows), nl=False)
+
+
+def _describe(q) -> dict:
+    return {"name": q.name, "summary": q.summary, "description": q.description, "path": str(q.path),
+            "params": {p.name: {"type": p.type, "default": p.default, "required": p.required, "doc": p.doc}
+                       for p in q.params.values()},
+            "columns": {c: q.columns[c] for c in q.output_columns}, "tags": q.tags}
+
+
+def _parse_params(pairs) -> dict[str, str]:
+    params = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise click.UsageError(f"-p takes key=value, got {pair!r}")
+        key, _, value = pair.partition("=")
+        params[key.strip()] = value
+    return params
+
+
+@cli.command()
+@click.argument("name")
+@click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE", help="A parameter (repeatable).")
+@format_option
+@store_option
+def query(name, pairs, fmt, store_path):
+    """Run a named query from the catalogue.
+
+    \b
+    Examples:
+      kg query pass-at-k -p k=2
+      kg query pass-at-k -p k=2 --format json | jq '.[] | {system, grader_kind, pass_at_1}'
+      kg query coverage-classes --format csv > coverage.csv
+    """
+    entries = catalogue.load()
+    if name not in entries:
+        raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
+    store = _open(store_path, read_only=True)
+    try:
+        result = catalogue.run(entries[name], store, _parse_params(pairs))
+    except catalogue.ParameterError as err:
+        raise click.UsageError(str(err)) from None
+    click.echo(output.render(result.columns, result.rows, fmt, _prefixes(store)), nl=False)
+
+
+@cli.command()
+@click.argument("query_text")
+@format_option
+@store_option
+def sparql(query_text, fmt, store_path):
+    """Run ad-hoc SPARQL (text, or a file) over the union of all graphs.
+
+    \b
+    Examples:
+      kg sparql 'SELECT ?set ?digest WHERE { ?set <https://agenticprimitives.dev/ns/evaluation#setDigest> ?digest }'
+      kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
+    """
+    text = Path(query_text).read_text(encoding="utf-8") if Path(query_text).is_file() else query_text
+    store = _open(store_path, read_only=True)
+    try:
+        variables, rows = store.select_values(text)
+    except SyntaxError as err:
+        raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
+    except AttributeError:
+        raise click.UsageError("kg sparql runs SELECT queries") from None
+    click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
 
 
 def main():

@@ -1,0 +1,112 @@
+"""The catalogue format: headers are checked against their SPARQL, parameters are bound as RDF
+terms and cannot change a query, and a bad header is an error, never silently ignored."""
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kg import catalogue
+from kg.catalogue import CatalogueError, ParameterError
+from kg.store import Store
+
+GOOD = """#+ summary: things with a label
+#+ params:
+#+   label: {type: string, doc: the label to look for}
+#+ columns:
+#+   thing: a thing
+#+   n: how many
+SELECT ?thing (COUNT(*) AS ?n) WHERE { ?thing <http://www.w3.org/2000/01/rdf-schema#label> ?label } GROUP BY ?thing
+"""
+
+
+def write(tmp_path, text, name="q.rq") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_shipped_catalogue_parses_and_is_consistent():
+    entries = catalogue.load()
+    assert "pass-at-k" in entries
+    for q in entries.values():
+        assert q.summary and q.columns
+
+
+@pytest.mark.parametrize("mutation,message", [
+    (lambda t: t.replace("#+ summary: things with a label\n", ""), "summary"),
+    (lambda t: t.replace("#+ summary", "#+ sumary"), "unknown header key"),
+    (lambda t: t.replace("#+   n: how many\n", ""), "projects"),
+    (lambda t: t.replace("#+   n: how many\n", "#+   n: how many\n#+   extra: not projected\n"), "projects"),
+    (lambda t: t.replace("?label }", "\"x\" }"), r"never uses \?label"),
+    (lambda t: t.replace("{type: string", "{type: text"), "parameter label"),
+    (lambda t: t.replace("#+ columns:", "#+ columns: [oops"), "not valid YAML"),
+    (lambda t: t.replace("GROUP BY ?thing", "GROUP BY"), "not valid SPARQL"),
+    (lambda t: t.replace("#+ columns:", "#+ derive: {n2: sqrt(n)}\n#+ columns:"), "must call a finisher"),
+])
+def test_a_bad_header_is_an_error(tmp_path, mutation, message):
+    assert catalogue.parse_file(write(tmp_path, GOOD))  # the unmutated file is fine
+    with pytest.raises(CatalogueError, match=message):
+        catalogue.parse_file(write(tmp_path, mutation(GOOD)))
+
+
+def test_names_are_unique(tmp_path):
+    (tmp_path / "a").mkdir()
+    write(tmp_path, GOOD, "q.rq")
+    write(tmp_path / "a", GOOD, "q.rq")
+    with pytest.raises(CatalogueError, match="taken"):
+        catalogue.load(tmp_path)
+
+
+def labelled_store() -> Store:
+    store = Store(":memory:")
+    store.ox.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <http://www.w3.org/2000/01/rdf-schema#label> "x" . '
+                    '<urn:b> <http://www.w3.org/2000/01/rdf-schema#label> "y\\" } UNION { ?s ?p ?o" } }')
+    return store
+
+
+def test_a_hostile_parameter_value_cannot_change_the_query(tmp_path):
+    q = catalogue.parse_file(write(tmp_path, GOOD))
+    store = labelled_store()
+    hostile = 'y" } UNION { ?s ?p ?o'
+    rows = catalogue.run(q, store, {"label": hostile}).rows
+    assert rows == [{"thing": "urn:b", "n": 1}], "the value matched as a literal, nothing more"
+    for value in ['"} } UNION { ?thing ?p ?label } #', "x' . } #", "}", "\\", '"""', "x\n} SELECT * WHERE {"]:
+        assert catalogue.run(q, store, {"label": value}).rows == []
+    assert catalogue.run(q, store, {"label": "x"}).rows == [{"thing": "urn:a", "n": 1}]
+
+
+def test_an_absent_optional_parameter_leaves_the_variable_free(tmp_path):
+    q = catalogue.parse_file(write(tmp_path, GOOD))
+    assert len(catalogue.run(q, labelled_store(), {}).rows) == 2
+
+
+def test_parameters_reach_sub_selects(tmp_path):
+    text = """#+ summary: sub-select
+#+ params:
+#+   min: {type: integer, default: 2, doc: smallest value}
+#+ columns:
+#+   n: values at least min
+SELECT ?n WHERE { { SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?v FILTER(?v >= ?min) } } }
+"""
+    q = catalogue.parse_file(write(tmp_path, text))
+    store = Store(":memory:")
+    store.ox.update("INSERT DATA { <urn:a> <urn:p> 1 . <urn:b> <urn:p> 2 . <urn:c> <urn:p> 3 }")
+    assert catalogue.run(q, store, {}).rows == [{"n": 2}]
+    assert catalogue.run(q, store, {"min": 3}).rows == [{"n": 1}]
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"nope": 1}, "has no parameter nope"),
+    ({"k": "two"}, "takes an integer"),
+    ({"k": True}, "takes an integer"),
+])
+def test_bad_parameter_values_are_refused(params, message):
+    q = catalogue.load()["pass-at-k"]
+    with pytest.raises(ParameterError, match=message):
+        catalogue.run(q, Store(":memory:"), params)
+
+
+def test_binding_skips_strings_and_comments():
+    text = 'SELECT ?x WHERE { ?x <urn:p> "WHERE { not here" } # WHERE { nor here\n'
+    bound = catalogue.bind(text, {"x": ox.NamedNode("urn:a")})
+    assert bound.count("VALUES") == 1 and '"WHERE { not here"' in bound
