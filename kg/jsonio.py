@@ -82,6 +82,11 @@ def schema_problems(file: str, value: Any, schema_path: str, line: int | None = 
 
 
 def _explain(err: jsonschema.ValidationError) -> tuple[str, str]:
+    if err.validator in ("oneOf", "anyOf") and err.context:
+        # "a value or null": explain the branch that describes a value, not the null one
+        branches = [e for e in err.context if not (e.validator == "type" and e.validator_value == "null")]
+        if branches:
+            return _explain(min(branches, key=lambda e: (e.validator == "type", len(e.path))))
     found = json.dumps(err.instance, ensure_ascii=False)
     if len(found) > 60:
         found = found[:57] + "..."
@@ -97,7 +102,13 @@ def _explain(err: jsonschema.ValidationError) -> tuple[str, str]:
         expected = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         return f"expected {expected}, found {found}", ""
     if err.validator == "additionalProperties":
-        return err.message, "remove the field, or check its spelling against the format's docs"
+        known = sorted((err.schema.get("properties") or {}))
+        extra = sorted(set(err.instance) - set(known)) if isinstance(err.instance, dict) else []
+        near = [m for x in extra for m in difflib.get_close_matches(x, known, n=1, cutoff=0.6)]
+        message = f"unknown field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))} (known: {', '.join(known)})"
+        return message, (f'did you mean "{near[0]}"?' if near else "remove the field, or check its spelling")
+    if err.validator in ("minimum", "maximum", "minLength", "minItems"):
+        return f"{err.validator} {err.validator_value}, found {found}", ""
     if err.validator == "pattern":
         return f"expected a value matching {err.validator_value}, found {found}", ""
     return err.message, ""

@@ -11,14 +11,14 @@ from .terms import Minter, Triples, declare, iri, literal, p
 class RunRows:
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.plain = ctx.minter()
+        self.plain = Minter(ctx.base, {}, declared_by="neither the line nor its replay set")
         self._sets: dict[str, tuple[str, set[str], dict[str, str]] | None] = {}
 
     def minter(self, row: dict) -> Minter:
         set_info = self._set(row["replaySet"]) if row.get("replaySet") else None
         prefixes = dict(set_info[2]) if set_info else {}
         prefixes.update(row.get("prefixes") or {})
-        return Minter(self.ctx.base, prefixes) if prefixes else self.plain
+        return Minter(self.ctx.base, prefixes, "neither the line nor its replay set") if prefixes else self.plain
 
     def _set(self, set_id: str):
         if set_id not in self._sets:

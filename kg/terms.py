@@ -55,9 +55,10 @@ class MintError(ValueError):
 class Minter:
     """Turns ids (plain strings, absolute IRIs, CURIEs) into IRIs, the same id always to the same IRI."""
 
-    def __init__(self, base: str, prefixes: dict[str, str] | None = None):
+    def __init__(self, base: str, prefixes: dict[str, str] | None = None, declared_by: str = "the file"):
         self.base = base
         self.prefixes = prefixes or {}
+        self.declared_by = declared_by
 
     def resolve(self, value: str) -> str | None:
         """An explicit IRI (absolute or CURIE), or None for a plain id."""
@@ -69,7 +70,7 @@ class Minter:
         if value.startswith(_IRI_SCHEMES):
             return check_iri(value)
         declared = ", ".join(sorted(self.prefixes)) or "none"
-        raise MintError(f'"{value}" uses the prefix "{prefix}", which the file does not declare '
+        raise MintError(f'"{value}" uses the prefix "{prefix}", which {self.declared_by} does not declare '
                         f'(declared: {declared}); add it to "prefixes" or write the full IRI')
 
     def iri(self, value: str, *scope: str) -> str:

@@ -23,11 +23,23 @@ def shapes_graph(path: Path) -> rdflib.Graph:
     return _shapes(str(path), path.stat().st_mtime)
 
 
+def parse_ntriples(ntriples: str) -> rdflib.Graph:
+    """N-Triples into rdflib with literals as written: by default rdflib rewrites an ill-typed
+    literal (a date-time typed xsd:date becomes a date), hiding what the shapes must see."""
+    previous = rdflib.NORMALIZE_LITERALS
+    rdflib.NORMALIZE_LITERALS = False
+    try:
+        graph = rdflib.Graph()
+        graph.parse(data=ntriples, format="nt")
+        return graph
+    finally:
+        rdflib.NORMALIZE_LITERALS = previous
+
+
 def check(ntriples: str, shapes: Path) -> list[dict]:
     """Every SHACL result for the data, as dicts: severity, focus (N-Triples term or a description),
     path, message, shape, value."""
-    data = rdflib.Graph()
-    data.parse(data=ntriples, format="nt")
+    data = parse_ntriples(ntriples)
     _, report, _ = pyshacl.validate(data, shacl_graph=shapes_graph(shapes), inference="none",
                                     advanced=True, allow_warnings=True)
     results = []

@@ -22,11 +22,12 @@ def read_earl_jsonl(source, ctx):
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "assertion id")
     situations = instances(ctx, "apeval:DeliveredSituation")
     earlier = instances(ctx, "earl:Assertion")
-    here = {}
+    here, minted = {}, {}
     for n, row in rows:
         a = ctx.mint(f"line {n}, /id", lambda: refs.minter(row).iri(row["id"], "assertion"))
         if a:
             here[a] = n
+            minted[n] = a
     clash = sorted(set(here) & earlier)
     for a in clash:
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
@@ -36,7 +37,7 @@ def read_earl_jsonl(source, ctx):
     for n, row in rows:
         mint = refs.minter(row)
         intent = refs.intent(n, row, mint)
-        if intent is None:
+        if intent is None or n not in minted:
             continue
         ran = refs.run(t, n, row, mint, intent)
         if ran is None:
@@ -59,8 +60,8 @@ def read_earl_jsonl(source, ctx):
             ctx.problem(f"line {n}, /failureCause", f"a failure cause explains a cantTell, found one on {outcome}",
                         'remove "failureCause", or make the outcome "cantTell"')
 
-        a_iri = mint.iri(row["id"], "assertion")
-        a, r, g = iri(a_iri), iri(mint.iri(row["id"], "result")), iri(g_iri)
+        a_iri = minted[n]
+        a, r, g = iri(a_iri), iri(mint.iri(row["id"], "result")), iri(g_iri)  # the id minted above
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:

@@ -13,7 +13,7 @@ RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*
 
 
 def as_ntriples(source) -> str:
-    triples = [q.triple for q in source.quads()]
+    triples = list(dict.fromkeys(q.triple for q in source.quads()))  # a triple in two named graphs is one
     return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
 
 

@@ -65,7 +65,8 @@ def read_situations(source, ctx):
             if d_iri is not None and d_iri not in described[set_iri]:
                 ctx.problem(f"line {n}, /reachedUnder",
                             f'outcome description "{row["reachedUnder"]}" is not registered by the gold of '
-                            f'"{row["replaySet"]}"', "load the set's *.gold.json first, or check the id")
+                            f'"{row["replaySet"]}"', "load the set's *.gold.json first, or use one of: "
+                            + (", ".join(sorted(d.rsplit("/", 1)[-1] for d in described[set_iri])) or "none registered"))
             elif d_iri is not None:
                 t.add(s, p("apeval:reachedUnder"), iri(d_iri))
     return Projection(t)

@@ -1,0 +1,138 @@
+"""The CLI as users and schedulers run it: exit codes, summaries, output formats, and the
+numbers of `kg query pass-at-k -p k=2` checked against an independent computation from the raw
+JSON Lines files."""
+import json
+import math
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_kg
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    store = tmp_path_factory.mktemp("cli") / "store"
+    done = run_kg("load", "--store", store, EXAMPLES)
+    assert done.returncode == 0, done.stderr
+    return store
+
+
+def test_load_reports_every_file_and_exits_0(loaded):
+    again = run_kg("load", "--store", loaded, EXAMPLES)
+    assert again.returncode == 0
+    assert "load: 9 unchanged" in again.stdout
+
+
+def test_stats_lists_sources_with_kind_digest_and_triples(loaded):
+    done = run_kg("stats", "--store", loaded, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    sources = {Path(s["path"]).name: s for s in json.loads(done.stdout)["sources"]}
+    routing = sources["cubby-routing.replayset.json"]
+    assert routing["kind"] == "replayset" and len(routing["sha256"]) == 64 and routing["triples"] > 0
+    assert routing["pins"][0].startswith("sha256:")
+    assert sources["cubby.ttl"]["kind"] == "ontology"
+    table = run_kg("stats", "--store", loaded)
+    assert "cubby-routing.earl.jsonl" in table.stdout and "earl-jsonl" in table.stdout
+
+
+def test_a_rejected_file_exits_1_and_the_others_still_load(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(EXAMPLES / "cubby-routing.replayset.json", folder)
+    (folder / "broken.gold.json").write_text('{"replaySet": "cubby-routing",\n  "revision": }')
+    done = run_kg("load", "--store", tmp_path / "store", folder)
+    assert done.returncode == 1
+    assert "broken.gold.json: line 2, column 15: malformed JSON" in done.stderr
+    assert "loaded    " in done.stdout and "1 loaded, 1 rejected" in done.stderr
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run_kg("load", "--store", tmp_path / "s", "--kind", "nonsense", EXAMPLES).returncode == 2
+    assert run_kg("query", "no-such-query", "--store", tmp_path / "s").returncode == 2
+    assert run_kg("frobnicate").returncode == 2
+
+
+def test_validate_writes_nothing(tmp_path):
+    store = tmp_path / "store"
+    done = run_kg("validate", "--store", store, EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json",
+                  EXAMPLES / "cubby-routing.gold.json")
+    assert done.returncode == 0, done.stderr
+    assert "validate: 3 valid" in done.stdout
+    assert not store.exists()
+
+
+def test_drop_removes_a_source(tmp_path):
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES / "cubby.ttl").returncode == 0
+    assert run_kg("drop", "--store", store, EXAMPLES / "cubby.ttl").returncode == 0
+    stats = json.loads(run_kg("stats", "--store", store, "--format", "json").stdout)
+    assert all(s["kind"] == "vocabulary" for s in stats["sources"])
+    assert run_kg("drop", "--store", store, EXAMPLES / "cubby.ttl").returncode == 1
+
+
+def independent_pass_at_k(k: int) -> dict:
+    """pass@1 and pass^k from the raw files with plain Python, by the rules of the catalogue, not
+    through SPARQL: superseded assertions dropped, one status per (system, case, trial, grader),
+    disagreeing verdicts conflicting, eligible = passed, failed, cantTell/agent."""
+    rows = [json.loads(line) for f in sorted(EXAMPLES.glob("*.earl.jsonl")) for line in f.read_text().splitlines()]
+    superseded = {r["supersedes"] for r in rows if r.get("supersedes")}
+    verdicts = defaultdict(set)
+    for r in rows:
+        if r["id"] in superseded:
+            continue
+        status = r["outcome"]
+        if status == "cantTell":
+            status = "failed" if r.get("failureCause") == "agent" else "excluded"
+        elif status not in ("passed", "failed"):
+            status = "excluded"
+        verdicts[(r["replaySet"], r["system"], r["grader"]["kind"], r["grader"]["id"], r["intent"], r.get("trial", 0))].add(status)
+    cases = defaultdict(lambda: defaultdict(dict))
+    for (rs, system, kind, grader, intent, trial), statuses in verdicts.items():
+        status = statuses.pop() if len(statuses) == 1 else "conflicting"
+        cases[(rs, system, kind, grader)][intent][trial] = status
+    out = {}
+    for group, per_case in cases.items():
+        at1 = [t[0] for t in per_case.values() if t.get(0) in ("passed", "failed")]
+        hats = []
+        for trials in per_case.values():
+            n = sum(s in ("passed", "failed") for s in trials.values())
+            c = sum(s == "passed" for s in trials.values())
+            if n >= k:
+                hats.append(math.comb(c, k) / math.comb(n, k))
+        out[group] = {"cases_at_1": len(at1), "pass_at_1": at1.count("passed") / len(at1) if at1 else None,
+                      "cases_at_k": len(hats), "pass_hat_k": sum(hats) / len(hats) if hats else None}
+    return out
+
+
+def test_query_json_matches_an_independent_computation(loaded):
+    done = run_kg("query", "pass-at-k", "-p", "k=2", "--format", "json", "--store", loaded)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    expected = independent_pass_at_k(2)
+    assert len(rows) == len(expected) == 12  # 2 sets x 2 systems x 3 graders, never pooled
+    for row in rows:
+        key = (row["replay_set"].rsplit("/", 1)[-1], row["system"].rsplit("/", 1)[-1], row["grader_kind"],
+               row["grader"].rsplit("/", 1)[-1])
+        want = expected[key]
+        assert row["cases_at_1"] == want["cases_at_1"] and row["cases_at_k"] == want["cases_at_k"], key
+        assert row["pass_at_1"] == pytest.approx(want["pass_at_1"]), key
+        assert row["pass_hat_k"] == pytest.approx(want["pass_hat_k"]), key
+
+
+def test_query_formats(loaded):
+    csv_out = run_kg("query", "pass-at-k", "--format", "csv", "--store", loaded).stdout.splitlines()
+    assert csv_out[0].startswith("replay_set,suite_kind,system,grader_kind,grader,k,")
+    assert len(csv_out) == 13
+    tsv_out = run_kg("query", "pass-at-k", "--format", "tsv", "--store", loaded).stdout.splitlines()
+    assert "\t" in tsv_out[0]
+    table = run_kg("query", "pass-at-k", "--store", loaded).stdout
+    assert "id:system/cubby@1.4.0" in table and "(12 rows)" in table
+
+
+def test_help_teaches_by_example():
+    for command in ("load", "query", "stats", "validate", "drop", "sparql", "queries"):
+        done = run_kg(command, "--help")
+        assert done.returncode == 0 and "Example" in done.stdout, command
