@@ -353,3 +353,35 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Res
     params = params or {}
     variables, rows = backend.select_values(query.bound_text(params))
     return finish(query, [dict(zip(variables, r)) for r in rows], params)
+
+
+def markdown(entries: dict[str, NamedQuery]) -> str:
+    """The catalogue's reference page, generated from the headers (docs/queries.md)."""
+    home = paths.home()
+    lines = ["# The query catalogue", "",
+             "Generated from the `#+` headers of `queries/**/*.rq` by `kg queries --format markdown`;",
+             "a test fails when this page is stale. Run any of them with `kg query NAME -p key=value`,",
+             "or from Python with `kg.open().query(NAME, key=value)`.", "",
+             "| query | summary |", "|---|---|"]
+    lines += [f"| [`{q.name}`](#{q.name}) | {q.summary} |" for q in entries.values()]
+    for q in entries.values():
+        try:
+            where = q.path.relative_to(home)
+        except ValueError:
+            where = q.path
+        lines += ["", f"## {q.name}", "", q.summary + ".", ""]
+        if q.description:
+            lines += [q.description, ""]
+        lines += [f"File: `{where}`" + (f" · tags: {', '.join(q.tags)}" if q.tags else ""), ""]
+        if q.params:
+            lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
+            for p in q.params.values():
+                default = "required" if p.required else ("—" if p.default is None else f"`{p.default}`")
+                lines.append(f"| `{p.name}` | {p.type} | {default} | {p.doc} |")
+            lines.append("")
+        derived = {d.column: f"{d.function}({', '.join(d.arguments)})" for d in q.derive}
+        lines += ["| column | meaning |", "|---|---|"]
+        for c in q.output_columns:
+            how = f" (computed: `{derived[c]}`)" if c in derived else ""
+            lines.append(f"| `{c}` | {q.columns[c]}{how} |")
+    return "\n".join(lines) + "\n"

@@ -238,7 +238,7 @@ def _prefixes(store: Store) -> dict[str, str]:
 
 @cli.command()
 @click.argument("name", required=False)
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
 def queries(name, fmt):
     """List the catalogue of named queries, or describe one.
 
@@ -246,8 +246,12 @@ def queries(name, fmt):
     Examples:
       kg queries                    # every query: name, summary, parameters
       kg queries pass-at-k          # one query: description, parameters, columns, file
+      kg queries --format markdown > docs/queries.md   # the catalogue's reference page
     """
     entries = catalogue.load()
+    if fmt == "markdown":
+        click.echo(catalogue.markdown(entries), nl=False)
+        return
     if name:
         if name not in entries:
             raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
