@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 KG     := $(BIN)/kg
 STORE  ?= .kg/store
 
-.PHONY: install load report test bench clean examples help
+.PHONY: install load report test bench clean examples help browser
 
 help:
 	@echo "make load report   set up .venv, load examples/ into $(STORE), write the HTML report"
@@ -29,7 +29,14 @@ load: install
 report: install
 	$(KG) report --store $(STORE)
 
-test: install
+# The browser tests drive Debian's chromium; as root (CI) it is installed here, from Debian's packages.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: 'sudo apt-get install chromium' to run the browser tests (they skip without it)"; fi; }
+
+test: install browser
 	$(BIN)/python -m pytest -q
 
 examples: install

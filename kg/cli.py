@@ -11,11 +11,12 @@ import click
 import textwrap
 
 from . import catalogue, ingest, output
+from . import report as report_module
 from .errors import StoreBusy, UsageError
 from .store import Store, resolve_store_path
 from .terms import PREFIXES
 
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 
 store_option = click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
                             help="The store folder (default .kg/store; env KG_STORE).")
@@ -36,6 +37,16 @@ def cli():
       kg validate new.gold.json    # would this file load? (writes nothing)
       kg drop examples/old.earl.jsonl
     """
+
+
+def _list_kinds(ctx, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from .loading import registry
+    for spec in sorted(registry().values(), key=lambda s: s.order):
+        sniff = " (by content)" if spec.sniff else ""
+        click.echo(f"{spec.kind:12} {', '.join(spec.patterns)}{sniff}")
+    ctx.exit(0)
 
 
 def _open(store_path, read_only=False) -> Store:
@@ -75,7 +86,9 @@ def _report(outcomes, verb: str) -> int:
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--kind", help="Read every file as this kind instead of recognising it "
-              "(replayset, gold, situations, earl-jsonl, earl, ontology).")
+              "(a loader's kind: `kg load --kinds` lists them).")
+@click.option("--kinds", is_flag=True, is_eager=True, expose_value=False, callback=lambda ctx, _, value: _list_kinds(ctx, value),
+              help="List the loaders' kinds and the file names each reads, and exit.")
 @click.option("--base", metavar="IRI", envvar="KG_BASE", help="Mint IRIs for plain ids under this base "
               "(fixed by the store's first load; env KG_BASE).")
 @click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged.")
@@ -344,6 +357,75 @@ def sparql(query_text, fmt, store_path):
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries") from None
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
+@click.option("-k", "k", type=int, default=3, show_default=True, help="The k of pass@k and pass^k.")
+@store_option
+@click.pass_context
+def report(ctx, out, k, store_path):
+    """Render the HTML report: a static site of every page, from the named queries.
+
+    The site is self-contained (no network, no CDN): open its index.html from disk or
+    serve the folder. It is built aside and swapped in with one atomic rename.
+
+    \b
+    Examples:
+      kg report                          # build/report/index.html
+      kg report --out /srv/www/kg -k 2
+      kg report coverage --history coverage-history --fail-under 90
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(store_path=store_path, k=k)
+    if ctx.invoked_subcommand is not None:
+        return
+    store = _open(store_path, read_only=True)
+    target = Path(out or report_module.DEFAULT_OUT)
+    report_module.publish(target, lambda folder: report_module.render_site(
+        store, folder, _prefixes(store), params={"k": k}))
+    click.echo(f"report written: {(target / 'index.html').absolute()}")
+
+
+@report.command("coverage")
+@click.option("--history", type=click.Path(file_okay=False), required=True,
+              help="Folder of coverage snapshots: one JSON file is added per run.")
+@click.option("--out", type=click.Path(file_okay=False), default="build/coverage", show_default=True,
+              help="Where to write the coverage page.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
+              help="Exit with status 3 when class coverage is below this percentage.")
+@click.pass_context
+def report_coverage(ctx, history, out, fail_under):
+    """Snapshot coverage into a history folder and render the coverage page with its trend.
+
+    Safe from cron: every run adds a snapshot (even when nothing changed), the page is
+    built aside and swapped in atomically under a lock, errors go to stderr with a
+    non-zero status. With --fail-under, exits 3 when class coverage is below PCT, like
+    coverage tools' gates.
+
+    \b
+    Examples:
+      kg report coverage --history coverage-history
+      kg report coverage --history coverage-history --fail-under 90 || echo "coverage gate missed"
+    \b
+    crontab (daily at 06:00):
+      0 6 * * * cd /srv/kg && .venv/bin/kg report coverage --history history --out /srv/www/coverage
+    """
+    store = _open(ctx.obj["store_path"], read_only=True)
+    snapshot = report_module.coverage_snapshot(store, store.sources())
+    path = report_module.write_snapshot(Path(history), snapshot)
+    trend = report_module.read_history(Path(history))
+    target = Path(out)
+    report_module.publish(target, lambda folder: report_module.render_site(
+        store, folder, _prefixes(store), pages=["coverage"], extra={"trend": trend}, params={"k": ctx.obj["k"]}))
+    figures = snapshot["class_coverage"]
+    rate = figures["rate"]
+    shown = "not computable (no class loaded)" if rate is None else f"{100 * rate:.1f}% ({figures['covered']} of {figures['total']} classes)"
+    click.echo(f"class coverage {shown}; snapshot {path}; page {(target / 'coverage.html').absolute()}")
+    if fail_under is not None and (rate is None or 100 * rate < fail_under):
+        click.echo(f"kg report coverage: class coverage is below --fail-under {fail_under:g}%", err=True)
+        sys.exit(EXIT_GATE)
 
 
 def main():

@@ -116,8 +116,8 @@ def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, wr
         kinds = ", ".join(sorted(registry()))
         return Outcome(name, None, "rejected", problems=[Problem(
             name, "", "no loader recognises this file by its name or content",
-            f"name it like *.replayset.json, *.gold.json, *.situations.jsonl, *.earl.jsonl or an RDF file, "
-            f"or give --kind (one of {kinds})")])
+            f"name it like {', '.join(p for s in registry().values() for p in s.patterns if p.count('.') > 1)} "
+            f"or an RDF file, or give --kind (one of {kinds})")])
     try:
         data = path.read_bytes()
     except OSError as err:

@@ -53,3 +53,10 @@ def gold_owner(ctx: Context, set_iri: str) -> str | None:
                          FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> { ?g kg:path ?path } } LIMIT 1""",
                       set=ox.NamedNode(set_iri))
     return rows[0][0].value if rows else None
+
+
+def set_by_identifier(ctx: Context, set_id: str) -> str | None:
+    """The IRI of the loaded replay set whose file named it `set_id`."""
+    rows = ctx.select("SELECT ?set WHERE { GRAPH ?g { ?set a apeval:ReplaySet ; dcterms:identifier ?id ; "
+                      "apeval:setDigest ?d } FILTER(?g != ?this_graph) } LIMIT 1", id=ox.Literal(set_id))
+    return rows[0][0].value if rows else None

@@ -4,7 +4,7 @@ resolve with its own "prefixes" or else with the prefixes its replay set's file 
 from __future__ import annotations
 
 from .loading import Context
-from .lookups import intents_of, set_digest, set_prefixes
+from .lookups import intents_of, set_by_identifier, set_prefixes
 from .terms import Minter, Triples, declare, iri, literal, p
 
 
@@ -21,15 +21,11 @@ class RunRows:
         return Minter(self.ctx.base, prefixes, "neither the line nor its replay set") if prefixes else self.plain
 
     def _set(self, set_id: str):
+        """A row names its set by the id the replay-set file gave (plain, IRI or CURIE as written)."""
         if set_id not in self._sets:
-            try:
-                set_iri = self.plain.iri(set_id, "replayset")
-            except ValueError:
-                set_iri = None
-            if set_iri is None or set_digest(self.ctx, set_iri) is None:
-                self._sets[set_id] = None
-            else:
-                self._sets[set_id] = (set_iri, intents_of(self.ctx, set_iri), set_prefixes(self.ctx, set_iri))
+            set_iri = set_by_identifier(self.ctx, set_id)
+            self._sets[set_id] = None if set_iri is None else \
+                (set_iri, intents_of(self.ctx, set_iri), set_prefixes(self.ctx, set_iri))
         return self._sets[set_id]
 
     def set_iri(self, row: dict) -> str | None:

@@ -50,7 +50,7 @@ class SourceRecord:
         report = iri(self.graph + "#report")
         t.add(g, p("kg:validationReport"), report)
         t.add(report, p("rdf:type"), p("sh:ValidationReport"))
-        t.add(report, p("sh:conforms"), literal(not any(w["severity"] == SH + "Violation" for w in self.warnings)))
+        t.add(report, p("sh:conforms"), literal(not self.warnings))  # SHACL: any result, even a warning
         for n, w in enumerate(self.warnings, start=1):
             r = iri(f"{self.graph}#result-{n}")
             t.add(report, p("sh:result"), r)

@@ -80,6 +80,11 @@ class Minter:
             return explicit
         return self.base + "".join(quote(s, safe=_SEGMENT_SAFE) + "/" for s in scope) + quote(value, safe=_SEGMENT_SAFE)
 
+    def under(self, value: str, *scope: str) -> str:
+        """An IRI minted under the base whatever the id looks like (for nodes derived from an id,
+        like an assertion's result, which must never be the node the id itself names)."""
+        return self.base + "".join(quote(s, safe=_SEGMENT_SAFE) + "/" for s in scope) + quote(value, safe=_SEGMENT_SAFE)
+
     def term(self, value: str) -> str:
         """A term that must be an explicit IRI (a domain class or concept)."""
         explicit = self.resolve(value)

@@ -61,7 +61,7 @@ def read_earl_jsonl(source, ctx):
                         'remove "failureCause", or make the outcome "cantTell"')
 
         a_iri = minted[n]
-        a, r, g = iri(a_iri), iri(mint.iri(row["id"], "result")), iri(g_iri)  # the id minted above
+        a, r, g = iri(a_iri), iri(mint.under(row["id"], "result")), iri(g_iri)
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:

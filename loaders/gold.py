@@ -39,7 +39,8 @@ def read_gold(source, ctx):
     ctx.raise_if_problems()
     intents = intents_of(ctx, set_iri)
     revision = doc["revision"]
-    record = iri(mint.iri(f"r{revision}", "replayset", set_id, "gold"))
+    record_iri = mint.under(f"r{revision}", "replayset", set_id, "gold")
+    record = iri(record_iri)
 
     t = Triples()
     t.add(record, p("rdf:type"), p("kg:CriterionRecord"))
@@ -83,7 +84,7 @@ def read_gold(source, ctx):
         digest = canonical_digest(c)
         digests.append(digest)
         i = iri(i_iri)
-        crit = iri(mint.iri(c["intent"], "replayset", set_id, "gold", f"r{revision}", "criterion"))
+        crit = iri(mint.under(c["intent"], "replayset", set_id, "gold", f"r{revision}", "criterion"))
         t.add(record, p("dcterms:hasPart"), crit)
         t.add(crit, p("rdf:type"), p("apeval:SelectionCriterion"))
         t.add(crit, p("ep-plan:constrains"), i)

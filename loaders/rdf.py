@@ -18,7 +18,8 @@ def as_ntriples(source) -> str:
 
 
 def speaks_earl(path, head: bytes) -> bool:
-    return b"http://www.w3.org/ns/earl#" in head
+    """EARL results, not a file that merely declares the namespace: it must use an assertion term."""
+    return b"http://www.w3.org/ns/earl#" in head and any(t in head for t in (b"Assertion", b"result", b"outcome", b"TestSubject", b"Assertor"))
 
 
 @loader(kind="earl", parse="rdf", patterns=RDF_PATTERNS, shapes="earl.ttl", order=40, sniff=speaks_earl)

@@ -37,7 +37,7 @@ def read_replayset(source, ctx):
         if key in doc:
             t.add(s, p(prop), literal(doc[key]))
     for prefix, namespace in sorted((doc.get("prefixes") or {}).items()):
-        decl = iri(f"{set_iri}/prefix/{prefix}")
+        decl = iri(mint.under(prefix, "replayset", set_id, "prefix"))
         t.add(s, p("sh:declare"), decl)
         t.add(decl, p("sh:prefix"), literal(prefix))
         t.add(decl, p("sh:namespace"), literal(namespace, "http://www.w3.org/2001/XMLSchema#anyURI"))

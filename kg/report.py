@@ -1,0 +1,291 @@
+"""The HTML report: a static, self-contained site rendered from the templates in reports/ and
+the catalogue's named queries.
+
+Templates call `query(name, **params)` themselves, so a new page is one template. Every table
+names the query that produced it and links to that query's SPARQL. Charts are static SVG files
+drawn by matplotlib, referenced with alternative text. The site is written to a fresh folder and
+swapped in with one atomic rename of a symlink, under a lock, so a cron job and a person running
+`kg report` at once never see or leave half a site."""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from . import catalogue, paths
+from .output import shorten
+from .terms import PREFIXES
+
+DEFAULT_OUT = "build/report"
+
+
+class Site:
+    """What templates see: the queries, labels, prefixes and helpers to draw and link."""
+
+    def __init__(self, backend, out: Path, prefixes: dict[str, str], params: dict[str, Any] | None = None):
+        self.backend = backend
+        self.out = out
+        self.prefixes = prefixes
+        self.params = params or {}
+        self.entries = catalogue.load()
+        self.used: dict[str, catalogue.NamedQuery] = {}
+        self._results: dict[tuple, catalogue.Result] = {}
+        self._labels: dict[str, str] | None = None
+        self.charts: dict[str, str] = {}
+
+    def query(self, name: str, **params) -> catalogue.Result:
+        key = (name, tuple(sorted(params.items())))
+        if key not in self._results:
+            q = self.entries[name]
+            self.used[name] = q
+            self._results[key] = catalogue.run(q, self.backend, params)
+        return self._results[key]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        if self._labels is None:
+            variables, rows = self.backend.select_values("""
+                PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+                PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+                PREFIX dcterms: <http://purl.org/dc/terms/>
+                SELECT ?s ?label ?rank WHERE {
+                  { ?s skos:prefLabel ?label BIND(1 AS ?rank) } UNION { ?s rdfs:label ?label BIND(2 AS ?rank) }
+                  UNION { ?s dcterms:identifier ?label BIND(3 AS ?rank) }
+                  FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""")
+            best: dict[str, tuple] = {}
+            for s, label, rank in rows:
+                if s not in best or (rank, label) < best[s]:
+                    best[s] = (rank, label)
+            self._labels = {s: label for s, (rank, label) in best.items()}
+        return self._labels
+
+    def label(self, iri: str | None) -> str:
+        if iri is None:
+            return ""
+        return self.labels.get(iri) or shorten(iri, self.prefixes)
+
+    def short(self, iri: str | None) -> str:
+        return "" if iri is None else shorten(str(iri), self.prefixes)
+
+    def chart(self, name: str, draw, alt: str, root: str = "") -> Markup:
+        """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text."""
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
+        fig = draw(plt)
+        path = self.out / "charts" / f"{name}.svg"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="svg", metadata={"Date": None})
+        plt.close(fig)
+        self.charts[name] = alt
+        return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
+
+    def rate_chart(self, name: str, rows: list[dict], label: str, value: str, low: str, high: str,
+                   title: str, root: str = "") -> Markup:
+        """Horizontal bars of a rate with its interval as error bars; rows without a value are
+        listed as "not computable" rather than drawn as 0."""
+        shown = [r for r in rows if r.get(value) is not None]
+        missing = [r[label] for r in rows if r.get(value) is None]
+
+        def draw(plt):
+            fig, ax = plt.subplots(figsize=(7.5, 0.42 * max(len(shown), 1) + 1.1))
+            ys = list(range(len(shown)))
+            values = [r[value] for r in shown]
+            errors = [[r[value] - (r[low] if r.get(low) is not None else r[value]) for r in shown],
+                      [(r[high] if r.get(high) is not None else r[value]) - r[value] for r in shown]]
+            ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
+            ax.set_yticks(ys, [r[label] for r in shown], fontsize=8)
+            ax.invert_yaxis()
+            ax.set_xlim(0, 1)
+            ax.set_title(title, fontsize=10)
+            ax.grid(axis="x", alpha=0.3)
+            fig.tight_layout()
+            return fig
+        alt = f"{title}: " + "; ".join(f"{r[label]} {pct(r[value])} (95% interval {pct(r.get(low))} to {pct(r.get(high))})"
+                                      for r in shown)
+        if missing:
+            alt += "; not computable: " + ", ".join(missing)
+        return self.chart(name, draw, alt, root)
+
+    def matrix(self) -> dict:
+        """Cases × systems, each cell the trials' current verdicts per grader kind, in the spirit of
+        W3C implementation reports."""
+        cases = self.query("cases").rows
+        verdicts = self.query("verdicts").rows
+        systems = sorted({v["system"] for v in verdicts})
+        cells: dict[tuple, dict[str, list]] = {}
+        for v in verdicts:
+            cells.setdefault((v["case"], v["system"]), {}).setdefault(v["grader_kind"], []).append(v)
+        for marks in cells.values():
+            for kind in marks:
+                marks[kind].sort(key=lambda v: (v["trial"], v["grader"] or ""))
+        return {"cases": cases, "systems": systems, "cells": cells,
+                "kinds": sorted({v["grader_kind"] for v in verdicts}),
+                "statuses": sorted({v["status"] for v in verdicts if v["status"]})}
+
+    def trend_chart(self, name: str, points: list[tuple[str, float]], title: str, root: str = "") -> Markup:
+        def draw(plt):
+            fig, ax = plt.subplots(figsize=(7.5, 2.6))
+            ax.plot(range(len(points)), [v for _, v in points], marker="o", color="#4c72b0")
+            ax.set_xticks(range(len(points)), [t[:16].replace("T", " ") for t, _ in points], rotation=30,
+                          fontsize=7, ha="right")
+            ax.set_ylim(0, 1)
+            ax.set_title(title, fontsize=10)
+            ax.grid(alpha=0.3)
+            fig.tight_layout()
+            return fig
+        alt = f"{title}: " + "; ".join(f"{t} {pct(v)}" for t, v in points)
+        return self.chart(name, draw, alt, root)
+
+
+def slug(iri: str) -> str:
+    """A file name for a case page: readable tail plus a short hash, so two sets' "route-1" differ."""
+    tail = re.sub(r"[^A-Za-z0-9._-]+", "-", iri.rstrip("/").rsplit("/", 1)[-1])[:60] or "case"
+    return f"{tail}-{hashlib.sha256(iri.encode()).hexdigest()[:8]}"
+
+
+def pct(value, digits: int = 1) -> str:
+    return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def num(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(paths.reports())),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))
+    return env
+
+
+def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] | None = None,
+                extra: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> list[Path]:
+    """Renders pages (templates under reports/pages/, all by default), a page per case when
+    reports/per-case/case.html exists and the case pages are asked for, and a page per query used."""
+    env = environment()
+    site = Site(backend, out, prefixes, params)
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
+                  k=site.params.get("k", 3), **(extra or {}))
+    written = []
+    names = pages or sorted(p.stem for p in (paths.reports() / "pages").glob("*.html"))
+    common["available"] = names
+    for name in names:
+        template = env.get_template(f"pages/{name}.html")
+        written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
+    if pages is None and (paths.reports() / "per-case" / "case.html").exists():
+        template = env.get_template("per-case/case.html")
+        cases = site.query("cases").rows
+        verdicts: dict[str, list] = {}
+        for row in site.query("verdicts").rows:
+            verdicts.setdefault(row["case"], []).append(row)
+        situations: dict[str, list] = {}
+        for row in site.query("situation-check").rows:
+            situations.setdefault(row["case"], []).append(row)
+        for case in cases:
+            html = template.render(page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
+                                   situations=situations.get(case["case"], []), **common)
+            written.append(_write(out / "cases" / f"{slug(case['case'])}.html", html))
+    query_page = env.get_template("_query.html")
+    for name, q in sorted(site.used.items()):
+        written.append(_write(out / "queries" / f"{name}.html",
+                              query_page.render(page="query", root="../", q=q, **common)))
+        _write(out / "queries" / f"{name}.rq", q.text)
+    return written
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@contextmanager
+def locked(out: Path):
+    """One writer at a time for an output folder; a second waits for the first."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def publish(out: Path, build) -> Path:
+    """Builds into a fresh folder beside `out`, then points `out` (a symlink) at it in one atomic
+    rename. Readers see the old site or the new one, never a mix; old builds are removed."""
+    out = out.absolute()
+    with locked(out):
+        stamp = f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+        fresh = out.parent / f".{out.name}.{stamp}"
+        fresh.mkdir(parents=True)
+        try:
+            build(fresh)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
+        if out.exists() and not out.is_symlink():
+            shutil.rmtree(out)  # a folder from before kg published through a link
+        link = out.parent / f".{out.name}.link-{stamp}"
+        link.symlink_to(fresh.name)
+        os.replace(link, out)
+        for old in out.parent.glob(f".{out.name}.*"):
+            if old.is_dir() and old != fresh and not old.name.startswith(f".{out.name}.link-"):
+                shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+# ── scheduled coverage reports ──
+def coverage_snapshot(backend, sources) -> dict:
+    """The coverage figures of this moment, with the digests of what they were computed from."""
+    classes = catalogue.run(catalogue.load()["coverage-classes"], backend).rows
+    summary = catalogue.run(catalogue.load()["coverage-summary"], backend).rows
+    covered = sum(1 for r in classes if r["covered"])
+    return {
+        "taken_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "class_coverage": {"covered": covered, "total": len(classes),
+                           "rate": covered / len(classes) if classes else None},
+        "summary": summary,
+        "sources": [{"path": s.path, "kind": s.kind, "sha256": s.sha256, "pins": s.pins}
+                    for s in sources if s.kind != "vocabulary"],
+    }
+
+
+def write_snapshot(history: Path, snapshot: dict) -> Path:
+    """One JSON file per run, named by its time; written whole, then renamed into place."""
+    history.mkdir(parents=True, exist_ok=True)
+    stamp = snapshot["taken_at"].replace(":", "").replace("+0000", "Z").replace("+00:00", "Z")
+    path = history / f"coverage-{stamp}-{os.getpid()}.json"
+    tmp = history / f".{path.name}.tmp"
+    tmp.write_text(json.dumps(snapshot, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_history(history: Path) -> list[tuple[str, float]]:
+    points = []
+    for path in sorted(history.glob("coverage-*.json")):
+        try:
+            snap = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a file being written by another run, or not ours
+        rate = (snap.get("class_coverage") or {}).get("rate")
+        if rate is not None:
+            points.append((snap["taken_at"], rate))
+    return sorted(points)
