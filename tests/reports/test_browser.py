@@ -1,0 +1,194 @@
+"""The HTML report in a real browser (Debian's Chromium, driven by Playwright): no console
+errors, every page and link resolves, sorting and filtering change the rows shown, a case page
+shows its verdicts, hostile text stays text, and the pages pass a basic accessibility check.
+A screenshot of each page type is saved under tests/artefacts/."""
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import pytest
+
+from kg import ingest, report
+from kg.cli import _prefixes
+from kg.store import Store
+from tests.conftest import EXAMPLES, ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTEFACTS = ROOT / "tests" / "artefacts"
+HOSTILE = Path(__file__).parent / "hostile.replayset.json"
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason="Debian's chromium is not installed (make test installs it as root)")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("browser") / "store")
+    outcomes = ingest.load(store, [EXAMPLES, HOSTILE])
+    assert all(o.status == "loaded" for o in outcomes), [(o.path, o.problems) for o in outcomes]
+    out = tmp_path_factory.mktemp("site") / "report"
+    report.publish(out, lambda folder: report.render_site(store, folder, _prefixes(store), params={"k": 2}))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out.resolve()))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield out, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    yield page
+    context.close()
+
+
+def crawl(page, base):
+    """Every page reachable from index.html, each link checked to resolve."""
+    seen, todo = set(), [urljoin(base, "index.html")]
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        response = page.goto(url)
+        assert response and response.status == 200, f"{url} does not resolve"
+        assert page.errors == [], f"console errors on {url}: {page.errors}"
+        for image in page.query_selector_all("img"):
+            assert page.evaluate("(img) => img.complete && img.naturalWidth > 0", image), f"broken image on {url}"
+        for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.getAttribute('href'))"):
+            target = urljoin(url, href).split("#")[0]
+            if urlparse(target).netloc != urlparse(base).netloc:
+                pytest.fail(f"{url} links outside the site: {href}")
+            if target.endswith(".html"):
+                todo.append(target)
+            else:
+                assert page.request.get(target).status == 200, f"{href} on {url} does not resolve"
+    return seen
+
+
+def test_every_page_and_link_resolves_without_console_errors(site, page):
+    _, base = site
+    pages = crawl(page, base)
+    names = {urlparse(u).path.rsplit("/", 1)[-1] for u in pages}
+    assert {"index.html", "results.html", "coverage.html", "wrong-descriptions.html", "graders.html",
+            "data-quality.html"} <= names
+    assert sum("/cases/" in u for u in pages) >= 40 and sum("/queries/" in u for u in pages) >= 10
+
+
+def test_the_site_opens_from_the_file_system(site, page):
+    out, _ = site
+    page.goto(out.resolve().joinpath("index.html").as_uri())
+    assert page.title().startswith("Overview")
+    assert page.errors == []
+
+
+def visible_rows(page, selector):
+    return page.eval_on_selector_all(f"{selector} tbody tr", "rows => rows.filter(r => !r.hidden).length")
+
+
+def test_sorting_changes_the_order_of_rows(site, page):
+    _, base = site
+    page.goto(urljoin(base, "results.html"))
+    table = "table.sortable >> nth=0"
+    column = page.locator("table.sortable").first.locator("th", has_text="pass_at_1").first
+    first_values = lambda: page.locator("table.sortable").first.locator("tbody tr td:nth-child(6)").all_inner_texts()
+    before = first_values()
+    column.locator("button").click()
+    ascending = first_values()
+    column.locator("button").click()
+    descending = first_values()
+    assert ascending != before or descending != before
+    numbers = [float(v.rstrip("%")) for v in ascending if v != "—"]
+    assert numbers == sorted(numbers)
+    assert [float(v.rstrip("%")) for v in descending if v != "—"] == sorted(numbers, reverse=True)
+
+
+def test_filters_change_the_rows_shown(site, page):
+    _, base = site
+    page.goto(urljoin(base, "results.html"))
+    everything = visible_rows(page, "#matrix")
+    page.select_option("form[data-filter-table=matrix] select[name=split]", "held-out")
+    held_out = visible_rows(page, "#matrix")
+    assert 0 < held_out < everything
+    page.select_option("form[data-filter-table=matrix] select[name=split]", "")
+    page.select_option("form[data-filter-table=matrix] select[name=outcome]", "failed")
+    failing = visible_rows(page, "#matrix")
+    assert 0 < failing < everything
+    systems = page.eval_on_selector_all("form[data-filter-table=matrix] select[name=system] option", "os => os.map(o => o.value)")
+    page.select_option("form[data-filter-table=matrix] select[name=outcome]", "")
+    page.select_option("form[data-filter-table=matrix] select[name=system]", systems[1])
+    hidden_cells = page.eval_on_selector_all("#matrix td[data-system]", "cells => cells.filter(c => c.hidden).length")
+    assert hidden_cells > 0
+
+
+def test_a_case_page_shows_its_verdicts(site, page):
+    _, base = site
+    page.goto(urljoin(base, "results.html"))
+    page.click("#matrix a >> text=route-009")
+    assert "route-009" in page.locator("h1").inner_text()
+    verdicts = page.locator("#verdicts tbody tr")
+    assert verdicts.count() >= 6  # 2 systems x 3 trials x at least the mechanical grader
+    text = page.locator("#verdicts").inner_text()
+    assert "passed" in text and "mechanical" in text and "human" in text
+
+
+def test_hostile_text_is_shown_as_text_and_runs_nothing(site, page):
+    _, base = site
+    page.goto(urljoin(base, "results.html"))
+    page.click("#matrix a >> text=xss-1")
+    message = page.locator("blockquote.message").inner_text()
+    assert "<script>window.__kgHacked = 1</script>" in message
+    assert 'onerror="window.__kgHacked = 2"' in message
+    assert "{{ 7 * 7 }}" in message and "{% if true %}" in message
+    assert page.evaluate("() => window.__kgHacked") is None
+    assert page.locator("blockquote.message img, blockquote.message script").count() == 0
+    assert page.errors == []
+
+
+def test_pages_pass_a_basic_accessibility_check(site, page):
+    out, base = site
+    names = ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality"]
+    names += [f"cases/{p.stem}" for p in sorted((out / "cases").glob("*.html"))[:3]]
+    names += ["queries/pass-at-k"]
+    for name in names:
+        page.goto(urljoin(base, f"{name}.html"))
+        assert page.get_attribute("html", "lang") == "en", name
+        levels = page.eval_on_selector_all("h1, h2, h3, h4, h5, h6", "hs => hs.map(h => +h.tagName[1])")
+        assert levels[0] == 1 and levels.count(1) == 1, f"{name}: one h1, first"
+        assert all(b - a <= 1 for a, b in zip(levels, levels[1:])), f"{name}: headings skip a level: {levels}"
+        tables = page.eval_on_selector_all("table", "ts => ts.map(t => t.querySelectorAll('th').length)")
+        assert all(n > 0 for n in tables), f"{name}: a table without headers"
+        alts = page.eval_on_selector_all("img", "is => is.map(i => i.getAttribute('alt') || '')")
+        assert all(a.strip() for a in alts), f"{name}: an image without a text alternative"
+        for select in page.query_selector_all("select"):
+            assert page.evaluate("(s) => !!s.closest('label')", select), f"{name}: a select without a label"
+
+
+def test_screenshots_of_each_page_type(site, page):
+    _, base = site
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    for name in ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality", "queries/pass-at-k"]:
+        page.goto(urljoin(base, f"{name}.html"))
+        page.screenshot(path=str(ARTEFACTS / f"report-{name.replace('/', '-')}.png"), full_page=True)
+    page.goto(urljoin(base, "results.html"))
+    page.click("#matrix a >> text=route-009")
+    page.screenshot(path=str(ARTEFACTS / "report-case.png"), full_page=True)
+    assert len(list(ARTEFACTS.glob("report-*.png"))) >= 8
