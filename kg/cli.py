@@ -50,6 +50,10 @@ def _list_kinds(ctx, value):
 
 
 def _open(store_path, read_only=False) -> Store:
+    path = resolve_store_path(store_path)
+    if read_only and path != ":memory:" and not Path(path).exists():
+        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH), "
+                                   f"or point --store / KG_STORE at an existing store")
     try:
         return Store(resolve_store_path(store_path), read_only=read_only)
     except StoreBusy as err:
