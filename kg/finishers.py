@@ -56,7 +56,7 @@ def ratio(numerator, denominator):
     """numerator / denominator, or None when the denominator is 0 or missing."""
     if numerator is None or not denominator:
         return None
-    return float(Fraction(int(numerator), int(denominator)))
+    return float(Fraction(str(numerator)) / Fraction(str(denominator)))
 
 
 @finisher

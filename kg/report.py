@@ -187,7 +187,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
                   k=site.params.get("k", 3), **(extra or {}))
     written = []
     names = pages or sorted(p.stem for p in (paths.reports() / "pages").glob("*.html"))
-    common["available"] = names
+    common["nav"] = navigation(names)
     for name in names:
         template = env.get_template(f"pages/{name}.html")
         written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
@@ -210,6 +210,19 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
                               query_page.render(page="query", root="../", q=q, **common)))
         _write(out / "queries" / f"{name}.rq", q.text)
     return written
+
+
+_NAV = re.compile(r"\{#-?\s*nav:\s*(\d+)\s+(.+?)\s*-?#\}")
+
+
+def navigation(names: list[str]) -> list[tuple[str, str]]:
+    """(page, title) in menu order, from each page template's first line `{#- nav: ORDER Title -#}`."""
+    entries = []
+    for name in names:
+        first = (paths.reports() / "pages" / f"{name}.html").read_text(encoding="utf-8").split("\n", 1)[0]
+        match = _NAV.match(first)
+        entries.append((int(match.group(1)) if match else 50, name, match.group(2) if match else name))
+    return [(name, title) for _, name, title in sorted(entries)]
 
 
 def _write(path: Path, text: str) -> Path:
