@@ -77,6 +77,9 @@ P9  new failure: route-011 passes all three trials on cubby@1.4.0 and fails all 
 P10 pass rates, check-state passed / all trials: cubby-routing 1.4.0 49/84 (58%), rc1 53/84 (63%);
     cubby-regression 1.4.0 46/48 (96%), rc1 48/48. judge-v2: routing 44/84 and 51/84, regression 45/48 and
     47/48. alice grades 41 of the 264 trials (13 trial-0s).
+P11 pre-registration problems: every verdict on cubby@1.4.0/route-002/0 cites the digest of the previous
+    revision of its criterion (not a registered one); alice's verdict on cubby@1.4.0/route-001/0 is dated
+    2026-09-28, three days before the routing gold was registered (2026-10-01).
 
 Left unexercised on purpose (no intent, starting state, criterion or description names them)
 ---------------------------------------------------------------------------------------------
@@ -406,6 +409,11 @@ CRASH = {(OLD, "route-028", 0), (NEW, "route-008", 2)}
 JUDGE_FLIP = {(OLD, "route-003", 1), (OLD, "route-018", 1), (OLD, "reg-002", 1), (NEW, "route-024", 0)}
 JUDGE_INAPPLICABLE = {"route-004"}
 SUPERSEDED = (OLD, "route-009", 0)
+# P11: pre-registration problems. The harness applied the previous revision of route-002's criterion
+# on one run (every verdict on it cites a digest no registered criterion has), and alice graded one
+# run from a draft before the gold was registered (her verdict is dated before registeredAt).
+STALE_CRITERION = (OLD, "route-002", 0)
+GRADED_BEFORE_REGISTRATION = (OLD, "route-001", 0)
 ALICE_FORCED = JUDGE_FLIP | {SUPERSEDED, (OLD, "route-001", 0)}
 ALICE_RATE = 0.14
 
@@ -612,6 +620,8 @@ def build():
                               "chargedTo": selected if sel in ("mis-sib", "mis-far", "spur") else None,
                               "evidenceKind": "inferred" if it["skill"] == "small-talk" else "stamped",
                               "criterionDigest": cdigest, "situation": situation["id"]}
+                    if key == STALE_CRITERION:
+                        common["criterionDigest"] = digest({**criterion, "revision": spec["revision"] - 1})
                     base = {"run": run, "system": system, "replaySet": name, "intent": it["id"], "trial": trial}
 
                     assertion = maker(assertion_ids, base, common)
@@ -645,7 +655,8 @@ def build():
         alice_clock = parse(spec["alice"])
         later = []
         for make, verdict, key, passed in alice_queue:
-            record = make("alice", *verdict, alice_clock)
+            when = parse(spec["registeredAt"]) - timedelta(days=3) if key == GRADED_BEFORE_REGISTRATION else alice_clock
+            record = make("alice", *verdict, when)
             assertions.append(record)
             if key == SUPERSEDED:
                 later.append((make, record["id"], passed))

@@ -18,8 +18,14 @@ from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 
-store_option = click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
-                            help="The store folder (default .kg/store; env KG_STORE).")
+def store_option(command):
+    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server."""
+    command = click.option("--endpoint", metavar="URL", expose_value=False, envvar="KG_ENDPOINT",
+                           callback=lambda ctx, _, value: ctx.meta.__setitem__("kg.endpoint", value),
+                           help="A SPARQL 1.1 server to use instead of the embedded store (env KG_ENDPOINT; "
+                                "see docs/remote.md).")(command)
+    return click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
+                        help="The store folder (default .kg/store; env KG_STORE).")(command)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -49,7 +55,14 @@ def _list_kinds(ctx, value):
     ctx.exit(0)
 
 
-def _open(store_path, read_only=False) -> Store:
+def _open(store_path, read_only=False):
+    endpoint_url = click.get_current_context().meta.get("kg.endpoint")
+    if endpoint_url:
+        from .remote import Endpoint, RemoteError, RemoteStore
+        try:
+            return RemoteStore(Endpoint.resolve(endpoint_url))
+        except RemoteError as err:
+            raise click.ClickException(str(err)) from None
     path = resolve_store_path(store_path)
     if read_only and path != ":memory:" and not Path(path).exists():
         raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH), "
@@ -71,8 +84,8 @@ def _report(outcomes, verb: str) -> int:
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
-        if o.status == "rejected":
-            click.echo(f"rejected {o.path}:", err=True)
+        if o.status in ("rejected", "failed"):
+            click.echo(f"{o.status} {o.path}:", err=True)
             for problem in o.problems:
                 click.echo(f"  {problem}", err=True)
         elif o.status in ("loaded", "valid"):
@@ -81,10 +94,11 @@ def _report(outcomes, verb: str) -> int:
             click.echo(f"{o.status:9} {o.path} ({o.kind}, {o.triples} triples{warn})")
         elif o.status == "unchanged":
             click.echo(f"unchanged {o.path} (skipped: same sha256 as loaded)")
-    order = ["loaded", "valid", "unchanged", "rejected"]
+    order = ["loaded", "valid", "unchanged", "rejected", "failed"]
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
-    click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(counts.get("rejected")))
-    return EXIT_REJECTED if counts.get("rejected") else EXIT_OK
+    bad = counts.get("rejected") or counts.get("failed")
+    click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
+    return EXIT_REJECTED if bad else EXIT_OK
 
 
 @cli.command()
@@ -134,12 +148,11 @@ def validate(paths, kind, store_path):
     Example:
       kg validate examples/cubby-routing.gold.json
     """
+    import pyoxigraph as ox
     scratch = Store(":memory:")
-    target = Path(resolve_store_path(store_path))
-    if target.exists():
-        import pyoxigraph as ox
-        existing = Store(str(target), read_only=True)
-        scratch.ox.load(existing.dump(), format=ox.RdfFormat.N_QUADS)
+    remote = click.get_current_context().meta.get("kg.endpoint")
+    if remote or Path(resolve_store_path(store_path)).exists():
+        scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
     try:
         outcomes = ingest.load(scratch, paths, kind=kind)
     except UsageError as err:
@@ -442,6 +455,12 @@ def main():
         sys.exit(EXIT_USAGE)
     except click.ClickException as err:
         err.show()
+        sys.exit(EXIT_REJECTED)
+    except Exception as err:  # a remote engine's failure: say what and where, never a traceback
+        from .remote import RemoteError
+        if not isinstance(err, RemoteError):
+            raise
+        click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
     except UsageError as err:
         click.echo(f"kg: {err}", err=True)

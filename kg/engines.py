@@ -11,8 +11,12 @@ class RdflibEngine:
 
     def __init__(self, nquads: bytes | str):
         import rdflib
-        self.dataset = rdflib.Dataset(default_union=True)
-        self.dataset.parse(data=nquads, format="nquads")
+        previous, rdflib.NORMALIZE_LITERALS = rdflib.NORMALIZE_LITERALS, False  # compare literals as stored
+        try:
+            self.dataset = rdflib.Dataset(default_union=True)
+            self.dataset.parse(data=nquads, format="nquads")
+        finally:
+            rdflib.NORMALIZE_LITERALS = previous
 
     @classmethod
     def from_store(cls, store) -> "RdflibEngine":

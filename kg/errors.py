@@ -33,3 +33,7 @@ class UsageError(Exception):
 
 class StoreBusy(Exception):
     """Another process holds the store."""
+
+
+class StoreUnavailable(Exception):
+    """The store could not be read or written (a remote engine down, refusing, or timing out)."""

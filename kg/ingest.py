@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import paths, validation
-from .errors import Problem, Rejected, UsageError
+from .errors import Problem, Rejected, StoreUnavailable, UsageError
 from .loading import Context, LoaderSpec, Source, registry
 from .store import SourceRecord, Store
 from .terms import DEFAULT_BASE
@@ -22,7 +22,7 @@ from .terms import DEFAULT_BASE
 class Outcome:
     path: str
     kind: str | None
-    status: str  # loaded | unchanged | rejected | valid | ignored
+    status: str  # loaded | unchanged | rejected (bad input) | failed (the store refused the write) | valid
     triples: int = 0
     warnings: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
@@ -111,6 +111,17 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
              force: bool = False) -> Outcome:
+    """One file, loaded whole or not at all. A store that cannot be reached fails the file without
+    claiming it (status "failed"); loading it again later finishes the job."""
+    try:
+        return _load_one(store, path, spec, base=base, write=write, force=force)
+    except StoreUnavailable as err:
+        return Outcome(str(path), spec.kind if spec else None, "failed", problems=[Problem(
+            str(path), "", f"could not be stored: {err}", "the catalogue does not list it; load it again")])
+
+
+def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
+              force: bool = False) -> Outcome:
     name = str(path)
     if spec is None:
         kinds = ", ".join(sorted(registry()))
@@ -137,6 +148,8 @@ def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, wr
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
     except Rejected as rejected:
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
+    except StoreUnavailable:
+        raise
     except Exception as err:  # a loader bug must not take the other files down with it
         detail = traceback.format_exception_only(type(err), err)[-1].strip()
         return Outcome(name, spec.kind, "rejected", problems=[Problem(

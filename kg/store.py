@@ -67,44 +67,17 @@ class SourceRecord:
         return t.text()
 
 
-class Store:
-    """One kg store. `Store(":memory:")` for tests, `Store(path)` on disk."""
+class CatalogueStore:
+    """What every store offers, embedded or remote: the catalogue read and written in plain
+    SPARQL. A subclass supplies select/ask/update and how a source's graph is put in place."""
 
-    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
-        self.path = resolve_store_path(path)
-        if self.path == ":memory:":
-            self.ox = ox.Store()
-        else:
-            try:
-                if read_only and Path(self.path).exists():
-                    self.ox = ox.Store.read_only(self.path)
-                else:
-                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-                    self.ox = ox.Store(self.path)
-            except OSError as err:
-                if "lock" in str(err).lower():
-                    raise StoreBusy(f"the store {self.path} is in use by another kg process; "
-                                    f"wait for it to finish, or use another --store") from None
-                raise
-        if not read_only:
-            self._drop_stale_staging()
+    path: str = ""
 
-    # ── reading ──
     def select(self, query: str, **bindings) -> list[tuple]:
-        """Rows of a SELECT as tuples of pyoxigraph terms (None when unbound); bindings are RDF terms."""
-        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings))
-        names = [v.value for v in result.variables]
-        return [tuple(row[n] for n in names) for row in result]
+        raise NotImplementedError
 
     def ask(self, query: str, **bindings) -> bool:
-        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings)))
-
-    def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
-        """A catalogue or ad-hoc SELECT over the union of all graphs: (variables, rows of Python values)."""
-        from .catalogue import term_value
-        result = self.ox.query(text, use_default_graph_as_union=True)
-        names = [v.value for v in result.variables]
-        return names, [tuple(term_value(row[n]) for n in names) for row in result]
+        raise NotImplementedError
 
     def source_sha256(self, graph: str) -> str | None:
         rows = self.select(f"SELECT ?sha WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g kg:sha256 ?sha }} }}",
@@ -145,15 +118,6 @@ class Store:
         rows = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
         return rows[0][0].value if rows else DEFAULT_BASE
 
-    def dump(self) -> bytes:
-        """Every quad, sorted, as N-Quads: two stores hold the same data when their dumps are equal."""
-        text = self.ox.dump(format=ox.RdfFormat.N_QUADS).decode("utf-8")
-        return "".join(sorted(text.splitlines(keepends=True))).encode("utf-8")
-
-    def __len__(self) -> int:
-        return len(self.ox)
-
-    # ── writing: every change is one transaction ──
     def fix_minting_base(self, base: str) -> None:
         """The first load fixes the base; later loads must use the same one, or ids would mint twice."""
         current = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
@@ -163,8 +127,72 @@ class Store:
                 raise UsageError(f"this store mints IRIs under {current[0][0].value}, not {base}; "
                                  f"use that base, or `kg reset` to start again")
             return
-        self.ox.update(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{KG}mintingBase> {literal(base)} }} }}")
+        self.update(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{KG}mintingBase> {literal(base)} }} }}")
 
+    def update(self, text: str) -> None:
+        raise NotImplementedError
+
+    def drop_source(self, graph: str) -> bool:
+        if self.source_sha256(graph) is None:
+            return False
+        self.update(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph))
+        return True
+
+    def flush(self) -> None:
+        pass
+
+
+class Store(CatalogueStore):
+    """The embedded store. `Store(":memory:")` for tests, `Store(path)` on disk."""
+
+    def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
+        self.path = resolve_store_path(path)
+        if self.path == ":memory:":
+            self.ox = ox.Store()
+        else:
+            try:
+                if read_only and Path(self.path).exists():
+                    self.ox = ox.Store.read_only(self.path)
+                else:
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                    self.ox = ox.Store(self.path)
+            except OSError as err:
+                if "lock" in str(err).lower():
+                    raise StoreBusy(f"the store {self.path} is in use by another kg process; "
+                                    f"wait for it to finish, or use another --store") from None
+                raise
+        if not read_only:
+            self._drop_stale_staging()
+
+    # ── reading ──
+    def update(self, text: str) -> None:
+        self.ox.update(text)
+
+    def select(self, query: str, **bindings) -> list[tuple]:
+        """Rows of a SELECT as tuples of pyoxigraph terms (None when unbound); bindings are RDF terms."""
+        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings))
+        names = [v.value for v in result.variables]
+        return [tuple(row[n] for n in names) for row in result]
+
+    def ask(self, query: str, **bindings) -> bool:
+        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings)))
+
+    def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
+        """A catalogue or ad-hoc SELECT over the union of all graphs: (variables, rows of Python values)."""
+        from .catalogue import term_value
+        result = self.ox.query(text, use_default_graph_as_union=True)
+        names = [v.value for v in result.variables]
+        return names, [tuple(term_value(row[n]) for n in names) for row in result]
+
+    def dump(self) -> bytes:
+        """Every quad, sorted, as N-Quads: two stores hold the same data when their dumps are equal."""
+        text = self.ox.dump(format=ox.RdfFormat.N_QUADS).decode("utf-8")
+        return "".join(sorted(text.splitlines(keepends=True))).encode("utf-8")
+
+    def __len__(self) -> int:
+        return len(self.ox)
+
+    # ── writing: every change is one transaction ──
     def replace_source(self, record: SourceRecord, ntriples: str) -> None:
         """Puts a source's graph and its catalogue record in place, all or nothing.
 
@@ -180,12 +208,6 @@ class Store:
             f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n"
             + _delete_record(record.graph)
             + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
-
-    def drop_source(self, graph: str) -> bool:
-        if self.source_sha256(graph) is None:
-            return False
-        self.ox.update(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph))
-        return True
 
     def reset(self) -> None:
         self.ox.clear()

@@ -1,0 +1,249 @@
+"""A remote SPARQL 1.1 engine as a kg store: queries and updates through SPARQLWrapper (POST,
+JSON results), whole source graphs through the SPARQL 1.1 Graph Store HTTP Protocol (one PUT
+per source, streamed).
+
+The catalogue record of a source is written only after its graph was stored, so a failed
+upload never claims a load that did not happen; loading again finishes it (the file's sha256
+differs from the catalogue's, or the catalogue has none).
+
+Configuration, in one place (`Endpoint.resolve`): --endpoint or KG_ENDPOINT is the server's base
+URL, read with Oxigraph server's layout (/query, /update, /store) unless KG_ENDPOINT_QUERY,
+KG_ENDPOINT_UPDATE and KG_ENDPOINT_GSP say otherwise, or an [endpoint] table in the TOML file
+KG_CONFIG names. Credentials come from KG_ENDPOINT_USER and KG_ENDPOINT_PASSWORD (basic) or
+KG_ENDPOINT_TOKEN (bearer), or the config file; they are never printed or logged."""
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import time
+import tomllib
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import pyoxigraph as ox
+
+from .catalogue import literal_value
+from .errors import StoreUnavailable
+from .store import SPARQL_PREFIXES, CatalogueStore, SourceRecord, _delete_record, bind_values
+from .terms import CATALOGUE_GRAPH
+
+CHUNK = 1 << 20  # bytes per chunk of a streamed upload
+
+
+class RemoteError(StoreUnavailable):
+    """A remote engine refused or failed; the message names the endpoint, the status and what to check."""
+
+
+@dataclass
+class Endpoint:
+    query: str
+    update: str
+    gsp: str
+    user: str | None = field(default=None, repr=False)
+    password: str | None = field(default=None, repr=False)
+    token: str | None = field(default=None, repr=False)
+    timeout: float = 120.0
+    retries: int = 3
+    max_rows: int | None = None  # the server's cap on result rows, when it has one (Virtuoso: 10000)
+    union_default_graph: bool = True
+
+    @classmethod
+    def resolve(cls, url: str | None = None) -> "Endpoint | None":
+        env = os.environ
+        config = {}
+        if env.get("KG_CONFIG"):
+            with open(env["KG_CONFIG"], "rb") as f:
+                config = tomllib.load(f).get("endpoint", {})
+        base = url or env.get("KG_ENDPOINT") or config.get("url")
+        if not base:
+            return None
+        parsed = urllib.parse.urlparse(base)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise RemoteError(f"the endpoint {base!r} is not an http(s) URL; give e.g. http://127.0.0.1:7878")
+        base = base.rstrip("/")
+
+        def pick(key, default=None):
+            return env.get(f"KG_ENDPOINT_{key.upper()}") or config.get(key) or default
+        return cls(query=pick("query", f"{base}/query"), update=pick("update", f"{base}/update"),
+                   gsp=pick("gsp", f"{base}/store"), user=pick("user"), password=pick("password"),
+                   token=pick("token"), timeout=float(pick("timeout", 120)), retries=int(pick("retries", 3)),
+                   max_rows=int(pick("max_rows")) if pick("max_rows") else None)
+
+    def authorization(self) -> str | None:
+        if self.token:
+            return f"Bearer {self.token}"
+        if self.user:
+            return "Basic " + base64.b64encode(f"{self.user}:{self.password or ''}".encode()).decode()
+        return None
+
+
+def _explain(endpoint: str, err: Exception) -> str:
+    status = getattr(err, "code", None)
+    if status is None and hasattr(err, "__cause__") and getattr(err.__cause__, "code", None):
+        status = err.__cause__.code
+    name = type(err).__name__
+    text = " ".join(str(err).split())[:400] or name
+    if status == 401 or name == "Unauthorized":
+        return f"{endpoint}: HTTP 401, authentication refused — check KG_ENDPOINT_USER/PASSWORD or KG_ENDPOINT_TOKEN"
+    if status == 403:
+        return f"{endpoint}: HTTP 403, not allowed — the credentials lack the right to do this"
+    if status == 404 or name == "EndPointNotFound":
+        return f"{endpoint}: HTTP 404, no SPARQL service here — check the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY/UPDATE/GSP)"
+    if status == 400 or name == "QueryBadFormed":
+        return f"{endpoint}: HTTP 400, the engine rejected the request: {text}"
+    if isinstance(err, (socket.timeout, TimeoutError)) or "timed out" in text:
+        return f"{endpoint}: no answer within the timeout — the query may be too heavy for the engine, or the server is stuck (KG_ENDPOINT_TIMEOUT)"
+    if isinstance(err, urllib.error.URLError) or name in ("URLError", "ConnectionRefusedError"):
+        return f"{endpoint}: cannot connect ({text}) — is the server running, and is the URL right?"
+    return f"{endpoint}: {f'HTTP {status}, ' if status else ''}{text}"
+
+
+def _transient(err: Exception) -> bool:
+    """Worth another try: the server is restarting or overloaded, or the connection dropped."""
+    if isinstance(err, urllib.error.HTTPError):
+        return err.code in (502, 503, 504)
+    return isinstance(err, (urllib.error.URLError, ConnectionError))
+
+
+class RemoteStore(CatalogueStore):
+    """A kg store on a SPARQL 1.1 server."""
+
+    def __init__(self, endpoint: Endpoint):
+        self.endpoint = endpoint
+        self.path = endpoint.query
+
+    # ── the wire ──
+    def _with_retries(self, what: str, url: str, call):
+        delay = 0.5
+        for attempt in range(1, self.endpoint.retries + 1):
+            try:
+                return call()
+            except Exception as err:  # noqa: BLE001 - every failure becomes a RemoteError below
+                if attempt < self.endpoint.retries and _transient(err):
+                    time.sleep(delay)
+                    delay *= 2
+                    continue
+                raise RemoteError(f"{what} failed: {_explain(url, err)}") from None
+
+    def _sparql(self, text: str, update: bool = False, form: str = "SELECT"):
+        from SPARQLWrapper import JSON, POST, SPARQLWrapper
+        wrapper = SPARQLWrapper(self.endpoint.query, updateEndpoint=self.endpoint.update)
+        wrapper.setMethod(POST)
+        wrapper.setReturnFormat(JSON)
+        wrapper.setTimeout(int(self.endpoint.timeout))
+        auth = self.endpoint.authorization()
+        if auth:
+            wrapper.addCustomHttpHeader("Authorization", auth)
+        wrapper.setQuery(text)
+        # SPARQLWrapper guesses the form from the text, and a comment ("#+ description: …") fools it
+        wrapper.queryType = "INSERT" if update else form  # any update form routes to the update URL
+        if update:
+            return self._with_retries("update", self.endpoint.update, lambda: wrapper.query())
+        result = self._with_retries("query", self.endpoint.query, lambda: wrapper.query())
+        data = result.convert()
+        self._check_complete(result, data)
+        return data
+
+    def _check_complete(self, result, data) -> None:
+        """Fail loudly rather than compute a number from an answer the server cut short."""
+        headers = {k.lower(): v for k, v in (result.info() or {}).items()}
+        rows = len(data.get("results", {}).get("bindings", [])) if isinstance(data, dict) else 0
+        capped = headers.get("x-sparql-maxrows")
+        if capped or (self.endpoint.max_rows and rows >= self.endpoint.max_rows):
+            cap = capped or self.endpoint.max_rows
+            raise RemoteError(f"query at {self.endpoint.query}: the answer has {rows} rows, the server's cap "
+                              f"({cap}): it may be cut short, and kg computes nothing from a truncated answer — "
+                              f"raise the server's row limit (Virtuoso: ResultSetMaxRows in virtuoso.ini)")
+
+    def update(self, text: str) -> None:
+        self._sparql(SPARQL_PREFIXES + text, update=True)
+
+    def select(self, query: str, **bindings) -> list[tuple]:
+        data = self._sparql(SPARQL_PREFIXES + bind_values(query, bindings))
+        names = data["head"]["vars"]
+        return [tuple(_term(row.get(n)) for n in names) for row in data["results"]["bindings"]]
+
+    def ask(self, query: str, **bindings) -> bool:
+        return bool(self._sparql(SPARQL_PREFIXES + bind_values(query, bindings), form="ASK")["boolean"])
+
+    def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
+        data = self._sparql(text)
+        names = data["head"]["vars"]
+        return names, [tuple(_value(row.get(n)) for n in names) for row in data["results"]["bindings"]]
+
+    # ── graphs ──
+    def put_graph(self, graph: str, ntriples: str) -> None:
+        """One Graph Store Protocol PUT, streamed in chunks: the request body is never one string."""
+        url = f"{self.endpoint.gsp}?{urllib.parse.urlencode({'graph': graph})}"
+        data = ntriples.encode("utf-8")
+
+        def chunks():
+            for start in range(0, len(data), CHUNK):
+                yield data[start:start + CHUNK]
+
+        def send():
+            request = urllib.request.Request(url, data=chunks(), method="PUT",
+                                             headers={"Content-Type": "application/n-triples"})
+            auth = self.endpoint.authorization()
+            if auth:
+                request.add_header("Authorization", auth)
+            with urllib.request.urlopen(request, timeout=self.endpoint.timeout) as response:
+                response.read()
+        self._with_retries(f"storing the graph <{graph}>", self.endpoint.gsp, send)
+
+    def replace_source(self, record: SourceRecord, ntriples: str) -> None:
+        record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if ntriples:
+            self.put_graph(record.graph, ntriples)
+        else:
+            self.update(f"DROP SILENT GRAPH <{record.graph}>")
+        # only now, with the graph stored, does the catalogue claim the load
+        self.update(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
+
+    def reset(self) -> None:
+        self.update("DROP ALL")
+
+    def dump(self) -> bytes:
+        data = self._sparql("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        lines = []
+        for row in data["results"]["bindings"]:
+            s, p_, o, g = (_term(row[k]) for k in ("s", "p", "o", "g"))
+            lines.append(f"{s} {p_} {o} {g} .\n")
+        return "".join(sorted(lines)).encode("utf-8")
+
+    def __len__(self) -> int:
+        data = self._sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+        return int(data["results"]["bindings"][0]["n"]["value"])
+
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+def _term(binding: dict | None):
+    """A SPARQL JSON results binding as a pyoxigraph term (Virtuoso's "typed-literal" included)."""
+    if binding is None:
+        return None
+    kind, value = binding["type"], binding["value"]
+    if kind == "uri":
+        return ox.NamedNode(value)
+    if kind == "bnode":
+        return ox.BlankNode(value)
+    if binding.get("xml:lang"):
+        return ox.Literal(value, language=binding["xml:lang"])
+    datatype = binding.get("datatype")
+    return ox.Literal(value, datatype=ox.NamedNode(datatype)) if datatype and datatype != XSD_STRING else ox.Literal(value)
+
+
+def _value(binding: dict | None):
+    if binding is None:
+        return None
+    kind, value = binding["type"], binding["value"]
+    if kind == "uri":
+        return value
+    if kind == "bnode":
+        return f"_:{value}"
+    return literal_value(value, binding.get("datatype"))

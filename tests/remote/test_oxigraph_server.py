@@ -1,0 +1,138 @@
+"""kg against a real Oxigraph server: the same loaders, the whole catalogue with the same rows
+as the embedded store, the report, and honest failures (server stopped mid-load, auth refused,
+a query timeout, a malformed URL)."""
+import http.server
+import json
+import math
+import threading
+import time
+
+import pytest
+
+from kg import catalogue, ingest, report
+from kg.remote import Endpoint, RemoteError, RemoteStore
+from kg.store import Store
+from tests.conftest import EXAMPLES, run_kg
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    store = Store(":memory:")
+    assert all(o.status == "loaded" for o in ingest.load(store, [EXAMPLES]))
+    return store
+
+
+def normal(rows):
+    """Rows compared across stores: floats to 9 places; load times differ by nature."""
+    return [{k: (round(v, 9) if isinstance(v, float) and not math.isnan(v) else v) for k, v in r.items()
+             if k != "loaded_at"} for r in rows]
+
+
+def test_the_whole_catalogue_gives_the_same_rows_as_the_embedded_store(oxigraph_server, embedded, tmp_path):
+    remote = RemoteStore(Endpoint.resolve(oxigraph_server.url))
+    outcomes = ingest.load(remote, [EXAMPLES])
+    assert [o.status for o in outcomes] == ["loaded"] * len(outcomes)
+    assert {s.path for s in remote.sources()} == {s.path for s in embedded.sources()}
+    for name, query in catalogue.load().items():
+        params = {"k": 2} if "k" in query.params else {}
+        assert normal(catalogue.run(query, remote, params).rows) == normal(catalogue.run(query, embedded, params).rows), name
+    out = tmp_path / "report"
+    report.publish(out, lambda folder: report.render_site(remote, folder, {}, params={"k": 2}))
+    assert "pass@1" in (out / "index.html").read_text()
+
+
+def test_cli_against_the_server_prints_what_the_embedded_store_prints(oxigraph_server, tmp_path):
+    env = {"KG_ENDPOINT": oxigraph_server.url}
+    assert run_kg("load", EXAMPLES, env=env).returncode == 0
+    remote = run_kg("query", "pass-at-k", "-p", "k=2", "--format", "json", env=env)
+    local_store = tmp_path / "store"
+    assert run_kg("load", "--store", local_store, EXAMPLES).returncode == 0
+    local = run_kg("query", "pass-at-k", "-p", "k=2", "--format", "json", "--store", local_store)
+    assert remote.returncode == 0 and json.loads(remote.stdout) == json.loads(local.stdout)
+
+
+def test_a_server_stopped_mid_load_claims_nothing_and_a_rerun_completes(oxigraph_server, embedded, monkeypatch):
+    remote = RemoteStore(Endpoint.resolve(oxigraph_server.url))
+    remote.endpoint.retries = 1
+    real_put = RemoteStore.put_graph
+    puts = []
+
+    def put_then_stop(self, graph, ntriples):
+        puts.append(graph)
+        if len(puts) == 6:  # the server goes down while the situations are on their way
+            oxigraph_server.stop()
+        return real_put(self, graph, ntriples)
+    monkeypatch.setattr(RemoteStore, "put_graph", put_then_stop)
+    outcomes = ingest.load(remote, [EXAMPLES])
+    failed = [o for o in outcomes if o.status == "failed"]
+    assert failed and "cannot connect" in str(failed[0].problems[0])
+    monkeypatch.setattr(RemoteStore, "put_graph", real_put)
+    oxigraph_server.start()
+    listed = {s.path for s in remote.sources()}
+    assert not any(o.path in listed or str(EXAMPLES.resolve() / o.path.rsplit("/", 1)[-1]) in listed for o in failed)
+    rerun = ingest.load(remote, [EXAMPLES])
+    assert {o.status for o in rerun} == {"loaded", "unchanged"}
+    query = catalogue.load()["pass-at-k"]
+    assert normal(catalogue.run(query, remote).rows) == normal(catalogue.run(query, embedded).rows)
+
+
+class Refusing(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="kg"')
+        self.end_headers()
+    do_GET = do_PUT = do_POST
+
+    def log_message(self, *args):
+        pass
+
+
+class Slow(Refusing):
+    def do_POST(self):
+        time.sleep(3)
+        self.send_response(200)
+        self.end_headers()
+    do_GET = do_PUT = do_POST
+
+
+def serve(handler):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_an_endpoint_that_refuses_auth_is_a_clear_error_and_the_password_is_never_shown():
+    server = serve(Refusing)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = run_kg("stats", env={"KG_ENDPOINT": url, "KG_ENDPOINT_USER": "eve", "KG_ENDPOINT_PASSWORD": "s3cret-pw"})
+        assert done.returncode == 1
+        assert "HTTP 401" in done.stderr and url in done.stderr and "KG_ENDPOINT_USER" in done.stderr
+        assert "s3cret-pw" not in done.stderr + done.stdout
+    finally:
+        server.shutdown()
+
+
+def test_a_query_timeout_is_a_clear_error():
+    server = serve(Slow)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = run_kg("query", "pass-at-k", env={"KG_ENDPOINT": url, "KG_ENDPOINT_TIMEOUT": "1", "KG_ENDPOINT_RETRIES": "1"})
+        assert done.returncode == 1 and "within the timeout" in done.stderr
+    finally:
+        server.shutdown()
+
+
+def test_a_malformed_url_is_a_clear_error():
+    done = run_kg("stats", "--endpoint", "not a url")
+    assert done.returncode == 1 and "is not an http(s) URL" in done.stderr
+    with pytest.raises(RemoteError):
+        Endpoint.resolve("ftp://example.org/sparql")
+
+
+def test_a_result_at_the_servers_row_cap_is_refused_not_counted(oxigraph_server):
+    remote = RemoteStore(Endpoint.resolve(oxigraph_server.url))
+    ingest.load(remote, [EXAMPLES / "cubby.ttl"])
+    remote.endpoint.max_rows = 100
+    with pytest.raises(RemoteError, match="cut short"):
+        remote.select_values("SELECT ?s WHERE { ?s ?p ?o }")
