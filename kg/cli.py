@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -443,6 +444,32 @@ def report_coverage(ctx, history, out, fail_under):
     if fail_under is not None and (rate is None or 100 * rate < fail_under):
         click.echo(f"kg report coverage: class coverage is below --fail-under {fail_under:g}%", err=True)
         sys.exit(EXIT_GATE)
+
+
+@cli.command()
+@click.option("--bind", default="127.0.0.1:7878", show_default=True, help="Host and port to listen on.")
+@store_option
+def serve(bind, store_path):
+    """Serve the embedded store as a read-only SPARQL 1.1 endpoint (Oxigraph server).
+
+    For notebooks and dashboards on the same machine: the default graph is the union of
+    all graphs, as the catalogue expects, so `--endpoint http://BIND` runs every named
+    query there. Needs the `oxigraph` package (installed with kg's dev extras).
+
+    \b
+    Examples:
+      kg serve                                   # http://127.0.0.1:7878/query
+      kg query pass-at-k --endpoint http://127.0.0.1:7878
+    """
+    import shutil
+    path = resolve_store_path(store_path)
+    if not Path(path).exists():
+        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH)")
+    binary = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
+    if not Path(binary).exists():
+        raise click.ClickException("the Oxigraph server is not installed: pip install oxigraph")
+    click.echo(f"serving {path} read-only at http://{bind}/query (Ctrl-C to stop)", err=True)
+    os.execv(binary, [binary, "serve-read-only", "--location", path, "--bind", bind, "--union-default-graph"])
 
 
 def main():

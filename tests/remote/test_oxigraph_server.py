@@ -136,3 +136,32 @@ def test_a_result_at_the_servers_row_cap_is_refused_not_counted(oxigraph_server)
     remote.endpoint.max_rows = 100
     with pytest.raises(RemoteError, match="cut short"):
         remote.select_values("SELECT ?s WHERE { ?s ?p ?o }")
+
+
+def test_kg_serve_exposes_the_embedded_store_read_only(tmp_path):
+    import subprocess
+    import sys
+    import urllib.request
+    from tests.remote.conftest import free_port
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json").returncode == 0
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store), "--bind", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{url}/query?query=ASK%7B%7D", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        served = run_kg("query", "replay-sets", "--format", "json", "--endpoint", url)
+        local = run_kg("query", "replay-sets", "--format", "json", "--store", store)
+        assert served.returncode == 0, served.stderr
+        assert json.loads(served.stdout) == json.loads(local.stdout) and len(json.loads(local.stdout)) == 1
+        refused = run_kg("load", "--endpoint", url, EXAMPLES / "cubby-regression.replayset.json")
+        assert refused.returncode == 1  # read-only: the write is refused, and said so
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
