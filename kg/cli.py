@@ -189,7 +189,8 @@ def stats(fmt, warnings, store_path):
     rows = [("kind", "triples", "warnings", "sha256", "pins", "path")]
     for s in sources:
         pins = s.pins[0][:19] + (f" (+{len(s.pins) - 1})" if len(s.pins) > 1 else "") if s.pins else ""
-        rows.append((s.kind, str(s.triples), str(len(s.warnings)), s.sha256[:12], pins, _short(s.path)))
+        warned = sum(1 for w in s.warnings if w["severity"].endswith("#Warning"))
+        rows.append((s.kind, str(s.triples), str(warned), s.sha256[:12], pins, _short(s.path)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         click.echo("  ".join(c.ljust(w) if i in (0, 3, 4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
