@@ -135,6 +135,18 @@ class Site:
                 "kinds": sorted({v["grader_kind"] for v in verdicts}),
                 "statuses": sorted({v["status"] for v in verdicts if v["status"]})}
 
+    @staticmethod
+    def pivot(result: catalogue.Result, keys: list[str], column: str, value: str) -> dict:
+        """A long result as a grid: one row per distinct `keys`, one column per `column` value, in
+        the order the query gives them."""
+        columns: list = []
+        grid: dict[tuple, dict] = {}
+        for row in result.rows:
+            if row[column] not in columns:
+                columns.append(row[column])
+            grid.setdefault(tuple(row[k] for k in keys), {})[row[column]] = row[value]
+        return {"columns": columns, "rows": [(key, cells) for key, cells in grid.items()]}
+
     def trend_chart(self, name: str, points: list[tuple[str, float]], title: str, root: str = "") -> Markup:
         def draw(plt):
             fig, ax = plt.subplots(figsize=(7.5, 2.6))
