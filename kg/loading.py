@@ -178,6 +178,15 @@ class Context:
             self.problem(place, str(err))
             return None
 
+    def mint_each(self, place: str, values, fn: Callable[[str], str]) -> list[str]:
+        """Mints every value of a list with fn; each invalid one is a problem at place/index."""
+        minted = []
+        for k, value in enumerate(values):
+            term = self.mint(f"{place}/{k}", lambda: fn(value))
+            if term:
+                minted.append(term)
+        return minted
+
     def duplicates(self, items, what: str) -> None:
         self.problems += duplicate_problems(self.source.name, items, what)
 

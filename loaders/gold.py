@@ -64,10 +64,8 @@ def read_gold(source, ctx):
         t.add(di, p("dcterms:identifier"), literal(d["id"]))
         t.add(di, p("apeval:describesAsk"), literal(bool(d.get("describesAsk", False))))
         for key, prop in (("describesClasses", "apeval:describesClass"), ("describesMissing", "apeval:describesMissing")):
-            for k, cls in enumerate(d.get(key, [])):
-                term = ctx.mint(f"{here}/{key}/{k}", lambda: mint.term(cls))
-                if term:
-                    t.add(di, p(prop), iri(term))
+            for term in ctx.mint_each(f"{here}/{key}", d.get(key, []), mint.term):
+                t.add(di, p(prop), iri(term))
 
     criteria = doc["criteria"]
     ctx.duplicates(((f"/criteria/{n}/intent", c["intent"]) for n, c in enumerate(criteria)), "criterion for intent")
@@ -116,10 +114,8 @@ def read_gold(source, ctx):
                 t.add(step, p("rdf:type"), p("apeval:ExpectedPlanStep"))
                 t.add(step, p("apeval:planPosition"), literal(k))
                 t.add(step, p("apeval:stepSkill"), iri(s_iri))
-        for k, cls in enumerate(c.get("expectedMissing", [])):
-            term = ctx.mint(f"{here}/expectedMissing/{k}", lambda: mint.term(cls))
-            if term:
-                t.add(i, p("apeval:expectedMissing"), iri(term))
+        for term in ctx.mint_each(f"{here}/expectedMissing", c.get("expectedMissing", []), mint.term):
+            t.add(i, p("apeval:expectedMissing"), iri(term))
         outcomes = [("expectedOutcome", c.get("expectedOutcome"), "apeval:expectedOutcome")]
         outcomes += [(f"candidateOutcomes/{k}", d, "apeval:candidateOutcome")
                      for k, d in enumerate(c.get("candidateOutcomes", []))]

@@ -61,14 +61,10 @@ def read_replayset(source, ctx):
         t.add(i, p("kg:contentDigest"), literal(canonical_digest(intent)))
         if "caseFamily" in intent:
             t.add(i, p("kg:caseFamily"), literal(intent["caseFamily"]))
-        for k, cls in enumerate(intent.get("exercisesClasses", [])):
-            term = ctx.mint(f"{here}/exercisesClasses/{k}", lambda: mint.term(cls))
-            if term:
-                t.add(i, p("apeval:exercisesClass"), iri(term))
-        for k, concept in enumerate(intent.get("exercisesConcepts", [])):
-            term = ctx.mint(f"{here}/exercisesConcepts/{k}", lambda: mint.term(concept))
-            if term:
-                t.add(i, p("dcterms:subject"), iri(term))
+        for term in ctx.mint_each(f"{here}/exercisesClasses", intent.get("exercisesClasses", []), mint.term):
+            t.add(i, p("apeval:exercisesClass"), iri(term))
+        for term in ctx.mint_each(f"{here}/exercisesConcepts", intent.get("exercisesConcepts", []), mint.term):
+            t.add(i, p("dcterms:subject"), iri(term))
         state = intent.get("startingState")
         if state is None:
             continue
@@ -86,10 +82,8 @@ def read_replayset(source, ctx):
         st = iri(st_iri)
         t.add(st, p("rdf:type"), p("apexec:StartingState"))
         t.add(st, p("dcterms:identifier"), literal(state["id"]))
-        for k, cls in enumerate(state.get("holdsClasses", [])):
-            term = ctx.mint(f"{here}/startingState/holdsClasses/{k}", lambda: mint.term(cls))
-            if term:
-                t.add(st, p("apeval:holdsClass"), iri(term))
+        for term in ctx.mint_each(f"{here}/startingState/holdsClasses", state.get("holdsClasses", []), mint.term):
+            t.add(st, p("apeval:holdsClass"), iri(term))
         for k, skill in enumerate(state.get("recentSkills", [])):
             term = ctx.mint(f"{here}/startingState/recentSkills/{k}", lambda: mint.iri(skill, "skill"))
             if term:

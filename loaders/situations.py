@@ -47,10 +47,8 @@ def read_situations(source, ctx):
                 t.add(s, p("dul:isSettingFor"), rec)
                 t.add(rec, p("rdf:type"), iri(cls))
                 t.add(rec, p("dcterms:identifier"), literal(record["id"]))
-        for k, cls in enumerate(row.get("namedMissing", [])):
-            term = ctx.mint(f"line {n}, /namedMissing/{k}", lambda: mint.term(cls))
-            if term:
-                t.add(s, p("kg:namedMissing"), iri(term))
+        for term in ctx.mint_each(f"line {n}, /namedMissing", row.get("namedMissing", []), mint.term):
+            t.add(s, p("kg:namedMissing"), iri(term))
         if row.get("selectedSkill"):
             skill = ctx.mint(f"line {n}, /selectedSkill", lambda: mint.iri(row["selectedSkill"], "skill"))
             if skill:
