@@ -111,8 +111,10 @@ def _report(outcomes, verb: str) -> int:
 @click.option("--base", metavar="IRI", envvar="KG_BASE", help="Mint IRIs for plain ids under this base "
               "(fixed by the store's first load; env KG_BASE).")
 @click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged.")
+@click.option("--no-validate", "skip_validation", is_flag=True,
+              help="Skip the SHACL check (JSON Schema and reference checks still run); recorded in the catalogue.")
 @store_option
-def load(paths, kind, base, force, store_path):
+def load(paths, kind, base, force, skip_validation, store_path):
     """Load files or folders (recursively) into the store.
 
     Each file goes into its own named graph, with a catalogue record of its path, kind,
@@ -128,7 +130,8 @@ def load(paths, kind, base, force, store_path):
     """
     store = _open(store_path)
     try:
-        outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, progress=_progress)
+        outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
+                               progress=_progress)
     except UsageError as err:
         click.echo(f"kg load: {err}", err=True)
         sys.exit(EXIT_USAGE)

@@ -146,3 +146,129 @@ def agreement(both_pass, both_fail, shared):
     if not shared:
         return None
     return float(Fraction(int(both_pass or 0) + int(both_fail or 0), int(shared)))
+
+
+# ── paired comparisons of two variants (variant-comparison) ──
+def _case_pairs(case_pairs) -> list[tuple[Fraction, str]]:
+    """"nb:cb:nc:cc:cluster …" (one token per paired case, as variant-comparison GROUP_CONCATs
+    them) → [(candidate pass rate − baseline pass rate, cluster), …], sorted so that the order
+    the engine concatenated the tokens in never matters."""
+    if not case_pairs:
+        return []
+    pairs = []
+    for token in str(case_pairs).split():
+        nb, cb, nc, cc, cluster = token.split(":", 4)
+        pairs.append((Fraction(int(cc), int(nc)) - Fraction(int(cb), int(nb)), cluster))
+    return sorted(pairs)
+
+
+def _mean_difference(pairs) -> Fraction | None:
+    return sum(d for d, _ in pairs) / len(pairs) if pairs else None
+
+
+def _cluster_variance(pairs, clustered: bool) -> Fraction | None:
+    """Variance of the mean difference, cluster-robust (Liang and Zeger 1986) with the small-sample
+    factor G/(G−1): G/(G−1) · Σ_g (Σ_{i∈g} (d_i − d̄))² / m², over m paired cases in G clusters.
+    Unclustered, every case is its own cluster and this is s²/m, the usual paired variance.
+    Undefined below two clusters."""
+    mean = _mean_difference(pairs)
+    if mean is None:
+        return None
+    sums: dict[str, Fraction] = {}
+    for n, (d, cluster) in enumerate(pairs):
+        key = cluster if clustered else str(n)
+        sums[key] = sums.get(key, Fraction(0)) + (d - mean)
+    g, m = len(sums), len(pairs)
+    if g < 2:
+        return None
+    return Fraction(g, g - 1) * sum(e * e for e in sums.values()) / (m * m)
+
+
+def _paired_interval(case_pairs):
+    pairs = _case_pairs(case_pairs)
+    variance = _cluster_variance(pairs, clustered=True)
+    if variance is None:
+        return None, None
+    mean, half = float(_mean_difference(pairs)), Z95 * math.sqrt(variance)
+    return max(-1.0, mean - half), min(1.0, mean + half)
+
+
+@finisher
+def paired_mean_difference(case_pairs):
+    """Mean over paired cases of (candidate's per-case pass rate − baseline's)."""
+    mean = _mean_difference(_case_pairs(case_pairs))
+    return None if mean is None else float(mean)
+
+
+@finisher
+def paired_standard_error(case_pairs):
+    """Standard error of the mean difference, clustered by the token's cluster (the case family;
+    a case of no family is a cluster of its own)."""
+    variance = _cluster_variance(_case_pairs(case_pairs), clustered=True)
+    return None if variance is None else math.sqrt(variance)
+
+
+@finisher
+def paired_standard_error_unclustered(case_pairs):
+    """The same with every case its own cluster: s/√m over the m per-case differences."""
+    variance = _cluster_variance(_case_pairs(case_pairs), clustered=False)
+    return None if variance is None else math.sqrt(variance)
+
+
+@finisher
+def paired_interval_low(case_pairs):
+    """Lower bound of the normal 95% interval, mean − 1.96·SE (clustered), clipped to [−1, 1]."""
+    return _paired_interval(case_pairs)[0]
+
+
+@finisher
+def paired_interval_high(case_pairs):
+    return _paired_interval(case_pairs)[1]
+
+
+@finisher
+def sorted_words(text):
+    """A GROUP_CONCAT of words as one order-independent list: "b a b" → "a, b"; None when empty."""
+    words = sorted(set(str(text or "").split()))
+    return ", ".join(words) if words else None
+
+
+@finisher
+def gain(status, mean_difference):
+    """The mean difference read as a lift: only for a comparison that was computed and is not
+    confounded."""
+    return mean_difference if status == "compared" else None
+
+
+@finisher
+def gain_check(status, mean_difference, interval_low, minimum_gain):
+    """The gain check (Cubby's GainCheck): the mean difference reaches the plan's minimum gain
+    and the 95% interval lies above 0. None when there is nothing to check (refused,
+    confounded, no paired case)."""
+    if status != "compared" or mean_difference is None:
+        return None
+    return interval_low is not None and interval_low > 0 and mean_difference >= float(minimum_gain or 0)
+
+
+@finisher
+def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers, maximum_new_wrong_answers):
+    """accept only with a gain (gain_check) and no more new wrong answers than the plan allows
+    (0: Cubby's NoNewWrongAnswerCheck); otherwise reject, saying which check failed. A refused
+    or confounded comparison, or one without a paired case, gets no verdict."""
+    if status is None or str(status).startswith("refused"):
+        return "refused"
+    if status != "compared":
+        return f"no verdict: {status}"
+    if mean_difference is None:
+        return "no verdict: no paired case"
+    reasons = []
+    if interval_low is None:
+        reasons.append("gain not established: fewer than two clusters")
+    elif mean_difference < float(minimum_gain or 0):
+        reasons.append(f"no gain: mean difference {mean_difference:+.3f} below the minimum gain {float(minimum_gain or 0):.3f}")
+    elif interval_low <= 0:
+        reasons.append(f"gain not established: the 95% interval reaches {interval_low:+.3f}")
+    wrong, allowed = int(new_wrong_answers or 0), int(maximum_new_wrong_answers or 0)
+    if wrong > allowed:
+        reasons.append(f"{wrong} new wrong answer{'s' if wrong != 1 else ''}")
+    return "accept" if not reasons else "reject: " + "; ".join(reasons)

@@ -93,7 +93,7 @@ def ensure_vocabularies(store: Store) -> None:
 
 
 def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None, base: str | None = None,
-         write: bool = True, force: bool = False,
+         write: bool = True, force: bool = False, validate: bool = True,
          progress: Callable[[Iterable], Iterable] | None = None) -> list[Outcome]:
     """Loads (or, with write=False, only checks) every file; returns one outcome per file."""
     files = discover(targets, kind)
@@ -103,25 +103,25 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
         ensure_vocabularies(store)
     outcomes = []
     for path, spec in (progress(files) if progress else files):
-        outcomes.append(load_one(store, path, spec, base=base, write=write, force=force))
+        outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate))
     if write:
         store.flush()
     return outcomes
 
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-             force: bool = False) -> Outcome:
+             force: bool = False, validate: bool = True) -> Outcome:
     """One file, loaded whole or not at all. A store that cannot be reached fails the file without
     claiming it (status "failed"); loading it again later finishes the job."""
     try:
-        return _load_one(store, path, spec, base=base, write=write, force=force)
+        return _load_one(store, path, spec, base=base, write=write, force=force, validate=validate)
     except StoreUnavailable as err:
         return Outcome(str(path), spec.kind if spec else None, "failed", problems=[Problem(
             str(path), "", f"could not be stored: {err}", "the catalogue does not list it; load it again")])
 
 
 def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-              force: bool = False) -> Outcome:
+              force: bool = False, validate: bool = True) -> Outcome:
     name = str(path)
     if spec is None:
         kinds = ", ".join(sorted(registry()))
@@ -142,7 +142,7 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         projection = spec.read(source, ctx)
         ctx.raise_if_problems()
         text = projection.text()
-        results = validation.check(text, spec.shapes_path()) if spec.shapes else []
+        results = validation.check(text, spec.shapes_path()) if spec.shapes and validate else []
         violations = [r for r in results if validation.is_violation(r)]
         if violations:
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
@@ -158,6 +158,6 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     if write:
         record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
                               loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
-                              pins=sorted(set(projection.pins)), warnings=results)
+                              pins=sorted(set(projection.pins)), warnings=results, validated=validate)
         store.replace_source(record, text)
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)

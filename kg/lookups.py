@@ -34,10 +34,17 @@ def descriptions_of(ctx: Context, set_iri: str) -> set[str]:
     return {r[0].value for r in rows}
 
 
-def instances(ctx: Context, rdf_class: str) -> set[str]:
-    """Every loaded instance of a class outside this source (situations, assertions)."""
-    rows = ctx.select(f"SELECT ?s WHERE {{ GRAPH ?g {{ ?s a {rdf_class} }} FILTER(?g != ?this_graph) }}")
-    return {r[0].value for r in rows}
+def loaded_among(ctx: Context, iris, rdf_class: str, chunk: int = 5000) -> set[str]:
+    """Which of these IRIs another source already holds as instances of the class. Asked for this
+    file's ids only, in chunks, so the cost follows the file and not the size of the store."""
+    found: set[str] = set()
+    wanted = sorted(set(iris))
+    for start in range(0, len(wanted), chunk):
+        values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + chunk])
+        rows = ctx.select(f"SELECT ?s WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s a {rdf_class} }} "
+                          f"FILTER(?g != ?this_graph) }}")
+        found |= {r[0].value for r in rows}
+    return found
 
 
 def set_prefixes(ctx: Context, set_iri: str) -> dict[str, str]:

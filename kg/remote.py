@@ -95,6 +95,8 @@ def _explain(endpoint: str, err: Exception) -> str:
         return f"{endpoint}: HTTP 404, no SPARQL service here — check the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY/UPDATE/GSP)"
     if status == 400 or name == "QueryBadFormed":
         return f"{endpoint}: HTTP 400, the engine rejected the request: {text}"
+    if status == 500 or name == "EndPointInternalError":  # the engine's own error (Virtuoso's "SR171: Transaction timed out" too)
+        return f"{endpoint}: HTTP 500, the engine failed on the request: {text}"
     if isinstance(err, (socket.timeout, TimeoutError)) or "timed out" in text:
         return f"{endpoint}: no answer within the timeout — the query may be too heavy for the engine, or the server is stuck (KG_ENDPOINT_TIMEOUT)"
     if isinstance(err, urllib.error.URLError) or name in ("URLError", "ConnectionRefusedError"):
@@ -152,6 +154,10 @@ class RemoteStore(CatalogueStore):
         """Fail loudly rather than compute a number from an answer the server cut short."""
         headers = {k.lower(): v for k, v in (result.info() or {}).items()}
         rows = len(data.get("results", {}).get("bindings", [])) if isinstance(data, dict) else 0
+        if headers.get("x-sql-state") == "S1TAT":  # Virtuoso's "anytime" answer: what it had when its time ran out
+            raise RemoteError(f"query at {self.endpoint.query}: the server returned an incomplete answer (HTTP 200, "
+                              f"X-SQL-State S1TAT: its time limit interrupted the query), and kg computes nothing "
+                              f"from a truncated answer — raise the server's limit or drop the endpoint's timeout parameter")
         capped = headers.get("x-sparql-maxrows")
         if capped or (self.endpoint.max_rows and rows >= self.endpoint.max_rows):
             cap = capped or self.endpoint.max_rows
@@ -186,14 +192,19 @@ class RemoteStore(CatalogueStore):
                 yield data[start:start + CHUNK]
 
         def send():
+            # Content-Length, never chunked transfer: Virtuoso 7.2 answers 201 to a chunked PUT and stores nothing
             request = urllib.request.Request(url, data=chunks(), method="PUT",
-                                             headers={"Content-Type": "application/n-triples"})
+                                             headers={"Content-Type": "application/n-triples",
+                                                      "Content-Length": str(len(data))})
             auth = self.endpoint.authorization()
             if auth:
                 request.add_header("Authorization", auth)
             with urllib.request.urlopen(request, timeout=self.endpoint.timeout) as response:
                 response.read()
         self._with_retries(f"storing the graph <{graph}>", self.endpoint.gsp, send)
+        if data and not self._sparql(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}", form="ASK").get("boolean"):
+            raise RemoteError(f"storing the graph <{graph}> failed: {self.endpoint.gsp} accepted the upload "
+                              f"but the graph is empty — the server dropped the body")
 
     def replace_source(self, record: SourceRecord, ntriples: str) -> None:
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -205,7 +216,15 @@ class RemoteStore(CatalogueStore):
         self.update(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
 
     def reset(self) -> None:
-        self.update("DROP ALL")
+        """Drops kg's graphs — every source the catalogue lists (vocabularies included) and the
+        catalogue — and nothing else: a shared server keeps its other graphs (Virtuoso's own system
+        graphs among them). Not DROP ALL, which Virtuoso 7 answers with success and ignores."""
+        graphs = [row[0].value for row in self.select(
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g a kg:Source }} }}")]
+        for graph in graphs + [CATALOGUE_GRAPH]:
+            self.update(f"DROP SILENT GRAPH <{graph}>")
+        if self.ask(f"ASK {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o }} }}"):
+            raise RemoteError(f"reset at {self.endpoint.update}: the catalogue graph is still there after DROP GRAPH")
 
     def dump(self) -> bytes:
         data = self._sparql("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }")

@@ -34,6 +34,7 @@ class SourceRecord:
     pins: list[str] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)  # focus, path, message, severity, shape, value
     loaded_at: str = ""
+    validated: bool = True
 
     def ntriples(self) -> str:
         t = Triples()
@@ -47,6 +48,9 @@ class SourceRecord:
         t.add(g, p("prov:generatedAtTime"), literal(self.loaded_at, "http://www.w3.org/2001/XMLSchema#dateTime"))
         for pin in self.pins:
             t.add(g, p("kg:pins"), literal(pin))
+        if not self.validated:  # loaded with --no-validate: no report claims it conforms
+            t.add(g, p("kg:validated"), literal(False))
+            return t.text()
         report = iri(self.graph + "#report")
         t.add(g, p("kg:validationReport"), report)
         t.add(report, p("rdf:type"), p("sh:ValidationReport"))
@@ -199,6 +203,11 @@ class Store(CatalogueStore):
         The triples go first into a staging graph (one transactional bulk parse), then one
         update swaps them in and rewrites the record, so readers never see half a source."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
+            # a new source: its triples and its record in one transactional load, no staging, no MOVE
+            self.ox.load(_in_graph(ntriples, record.graph) + _in_graph(record.ntriples(), CATALOGUE_GRAPH),
+                         format=ox.RdfFormat.N_QUADS)
+            return
         staging = record.graph + STAGING_SUFFIX
         self.ox.update(f"DROP SILENT GRAPH <{staging}>")
         if ntriples:
@@ -208,6 +217,9 @@ class Store(CatalogueStore):
             f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n"
             + _delete_record(record.graph)
             + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
+
+    def _graph_exists(self, graph: str) -> bool:
+        return self.ox.contains_named_graph(ox.NamedNode(graph))
 
     def reset(self) -> None:
         self.ox.clear()
@@ -221,6 +233,11 @@ class Store(CatalogueStore):
         for g in list(self.ox.named_graphs()):
             if isinstance(g, ox.NamedNode) and g.value.endswith(STAGING_SUFFIX):
                 self.ox.remove_graph(g)
+
+
+def _in_graph(ntriples: str, graph: str) -> str:
+    """N-Triples lines as N-Quads in a graph (N-Triples escapes newlines, so " .\n" ends a line)."""
+    return ntriples.replace(" .\n", f" <{graph}> .\n")
 
 
 def _delete_record(graph: str) -> str:

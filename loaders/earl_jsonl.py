@@ -6,7 +6,7 @@ apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectio
 apeval:deliveredSituation. A grader with no declared kind gets no apeval:graderKind: the
 queries read it as "undeclared", never as any declared kind."""
 from kg.loading import Projection, loader
-from kg.lookups import instances
+from kg.lookups import loaded_among
 from kg.runs import RunRows
 from kg.terms import XSD, Triples, declare, iri, literal, p
 
@@ -20,14 +20,22 @@ def read_earl_jsonl(source, ctx):
     rows = source.jsonl()
     refs = RunRows(ctx)
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "assertion id")
-    situations = instances(ctx, "apeval:DeliveredSituation")
-    earlier = instances(ctx, "earl:Assertion")
-    here, minted = {}, {}
+    here, minted, cited_situations, cited_assertions = {}, {}, set(), set()
     for n, row in rows:
-        a = ctx.mint(f"line {n}, /id", lambda: refs.minter(row).iri(row["id"], "assertion"))
+        mint = refs.minter(row)
+        a = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "assertion"))
         if a:
             here[a] = n
             minted[n] = a
+        for field, scope, cited in (("situation", "situation", cited_situations),
+                                    ("supersedes", "assertion", cited_assertions)):
+            if row.get(field):
+                try:
+                    cited.add(mint.iri(row[field], scope))
+                except ValueError:
+                    pass  # reported with its place in the main pass
+    situations = loaded_among(ctx, cited_situations, "apeval:DeliveredSituation")
+    earlier = loaded_among(ctx, set(here) | cited_assertions, "earl:Assertion")
     clash = sorted(set(here) & earlier)
     for a in clash:
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",

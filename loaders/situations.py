@@ -3,7 +3,7 @@ records the run left (dul:isSettingFor, each typed with its domain class), the i
 missing, whether it asked, the skill it selected, and apeval:reachedUnder — the description its
 own plan was reaching for, which must be one the set's gold registered."""
 from kg.loading import Projection, loader
-from kg.lookups import descriptions_of, instances
+from kg.lookups import descriptions_of, loaded_among
 from kg.runs import RunRows
 from kg.terms import Triples, declare, iri, literal, p
 
@@ -13,7 +13,13 @@ from kg.terms import Triples, declare, iri, literal, p
 def read_situations(source, ctx):
     rows = source.jsonl()
     refs = RunRows(ctx)
-    loaded = instances(ctx, "apeval:DeliveredSituation")
+    ids = set()
+    for _, row in rows:
+        try:
+            ids.add(refs.minter(row).iri(row["id"], "situation"))
+        except ValueError:
+            pass  # reported with its place below
+    loaded = loaded_among(ctx, ids, "apeval:DeliveredSituation")
     described: dict[str, set[str]] = {}
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "situation id")
     t = Triples()
