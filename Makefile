@@ -12,6 +12,7 @@ help:
 	@echo "make load report   set up .venv, load examples/ into $(STORE), write the HTML report"
 	@echo "make test          run the whole test suite"
 	@echo "make examples      regenerate the example estate from examples/generate.py"
+	@echo "make bench         benchmarks: BENCHMARKS.md (BENCH_ARGS=--with-1m adds 1M assertions)"
 	@echo "make clean         remove the store, built reports and the venv"
 
 $(VENV)/.installed: pyproject.toml
@@ -38,6 +39,10 @@ browser:
 
 test: install browser
 	$(BIN)/python -m pytest -q
+
+# Benchmarks at 10k and 100k assertions (add BENCH_ARGS=--with-1m for 1M): BENCHMARKS.md, benchmarks/results.json
+bench: install
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 examples: install
 	$(BIN)/python examples/generate.py
