@@ -31,7 +31,7 @@ import yaml
 from . import paths
 from .finishers import FINISHERS
 
-HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags"}
+HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags", "unsupported"}
 PARAM_KEYS = {"type", "default", "required", "doc"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -74,6 +74,7 @@ class NamedQuery:
     derive: list[Derivation] = field(default_factory=list)
     hide: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    unsupported: dict[str, str] = field(default_factory=dict)  # engine → why it computes this wrongly
 
     @property
     def output_columns(self) -> list[str]:
@@ -262,7 +263,8 @@ def parse_file(path: Path, deep: bool = True) -> NamedQuery:
     query = NamedQuery(name=path.stem, path=path, summary=header["summary"].strip(), text=text,
                        description=str(header.get("description", "")).strip(), params=params,
                        columns={str(k): str(v) for k, v in columns.items()}, derive=derive,
-                       hide=list(header.get("hide") or []), tags=list(header.get("tags") or []))
+                       hide=list(header.get("hide") or []), tags=list(header.get("tags") or []),
+                       unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()})
     check_consistency(query, deep)
     return query
 
@@ -355,6 +357,13 @@ def finish(query: NamedQuery, rows: list[dict[str, Any]], params: dict[str, Any]
 def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Result:
     """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`)."""
     params = params or {}
+    engine = getattr(backend, "engine", None)
+    if engine is None and query.unsupported and hasattr(backend, "identify_engine"):
+        engine = backend.identify_engine()
+    if engine in query.unsupported:
+        from .errors import StoreUnavailable
+        raise StoreUnavailable(f"{query.name} is not run on {engine}: {query.unsupported[engine]} — "
+                               f"kg refuses rather than report its wrong numbers (see docs/engines.md)")
     variables, rows = backend.select_values(query.bound_text(params))
     return finish(query, [dict(zip(variables, r)) for r in rows], params)
 

@@ -488,8 +488,8 @@ def main():
         err.show()
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
-        from .remote import RemoteError
-        if not isinstance(err, RemoteError):
+        from .errors import StoreUnavailable
+        if not isinstance(err, StoreUnavailable):
             raise
         click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)

@@ -117,6 +117,7 @@ class RemoteStore(CatalogueStore):
     def __init__(self, endpoint: Endpoint):
         self.endpoint = endpoint
         self.path = endpoint.query
+        self.engine: str | None = None  # "virtuoso", "oxigraph", … read off the Server header
 
     # ── the wire ──
     def _with_retries(self, what: str, url: str, call):
@@ -146,6 +147,8 @@ class RemoteStore(CatalogueStore):
         if update:
             return self._with_retries("update", self.endpoint.update, lambda: wrapper.query())
         result = self._with_retries("query", self.endpoint.query, lambda: wrapper.query())
+        server = (dict((result.info() or {}).items()).get("server") or dict((result.info() or {}).items()).get("Server") or "")
+        self.engine = server.split("/")[0].strip().lower() or self.engine
         data = result.convert()
         self._check_complete(result, data)
         return data
@@ -164,6 +167,12 @@ class RemoteStore(CatalogueStore):
             raise RemoteError(f"query at {self.endpoint.query}: the answer has {rows} rows, the server's cap "
                               f"({cap}): it may be cut short, and kg computes nothing from a truncated answer — "
                               f"raise the server's row limit (Virtuoso: ResultSetMaxRows in virtuoso.ini)")
+
+    def identify_engine(self) -> str | None:
+        """The engine's name, from the Server header of a trivial query."""
+        if self.engine is None:
+            self._sparql("ASK { }", form="ASK")
+        return self.engine
 
     def update(self, text: str) -> None:
         self._sparql(SPARQL_PREFIXES + text, update=True)

@@ -16,6 +16,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pyoxigraph as ox
 import rfc8785
 
 from kg import paths
@@ -58,11 +59,18 @@ def canonical_text(value) -> str:
     return rfc8785.dumps(value).decode("utf-8")
 
 
-def profiled_elsewhere(ctx) -> dict[str, str]:
-    """Cases with a profile loaded from another source: IRI → that source's path."""
-    rows = ctx.select("""SELECT ?case ?path WHERE { GRAPH ?g { ?case kg:oracleType ?o } FILTER(?g != ?this_graph)
-                         OPTIONAL { GRAPH <urn:kg:catalogue> { ?g kg:path ?path } } }""")
-    return {r[0].value: (r[1].value if r[1] is not None else r[0].value) for r in rows}
+def profiled_elsewhere(ctx, case_iris, chunk: int = 5000) -> dict[str, str]:
+    """Which of this file's cases another source already holds with a profile: IRI → that source's
+    path. Asked for this file's ids only, so the cost follows the file and not the store."""
+    found: dict[str, str] = {}
+    wanted = sorted(set(case_iris))
+    for start in range(0, len(wanted), chunk):
+        values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + chunk])
+        rows = ctx.select(f"""SELECT ?case ?path WHERE {{ VALUES ?case {{ {values} }}
+                              GRAPH ?g {{ ?case kg:oracleType ?o }} FILTER(?g != ?this_graph)
+                              OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }}""")
+        found.update({r[0].value: (r[1].value if r[1] is not None else r[0].value) for r in rows})
+    return found
 
 
 @loader(kind="evalset", parse="jsonl", patterns=("*.evalset.jsonl",), schema="evalset.schema.json",
@@ -73,7 +81,8 @@ def read_evalset(source, ctx):
     conforms_to = iri(profile_schema_id())
     schema_path = str(paths.loaders() / PROFILE_SCHEMA)
     mint = ctx.minter()
-    elsewhere = profiled_elsewhere(ctx)
+    case_iris = {n: ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "test")) for n, row in rows}
+    elsewhere = profiled_elsewhere(ctx, [c for c in case_iris.values() if c])
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "case id")
     default_set = set_id_from_name(source.path)
     t = Triples()
@@ -101,7 +110,7 @@ def read_evalset(source, ctx):
         set_id = row.get("evalSet") or default_set
         set_place = f"line {n}, /evalSet" if row.get("evalSet") else "the file name"
         set_iri = ctx.mint(set_place, lambda: mint.iri(set_id, "evalset"))
-        case_iri = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "test"))
+        case_iri = case_iris[n]
         if set_iri is None or case_iri is None:
             continue
         if case_iri in elsewhere:

@@ -58,8 +58,9 @@ def test_a_server_stopped_mid_load_claims_nothing_and_a_rerun_completes(oxigraph
     puts = []
 
     def put_then_stop(self, graph, ntriples):
-        puts.append(graph)
-        if len(puts) == 6:  # the server goes down while the situations are on their way
+        if graph.startswith("file:"):
+            puts.append(graph)
+        if len(puts) == 4:  # the server goes down while the example files are on their way
             oxigraph_server.stop()
         return real_put(self, graph, ntriples)
     monkeypatch.setattr(RemoteStore, "put_graph", put_then_stop)
