@@ -83,7 +83,8 @@ def test_enough_data_was_compared(pairs):
 
 def test_the_shipped_shapes_are_compiled():
     """A shapes file the compiler cannot read falls back to pySHACL (correct, slower): these must not."""
-    for name in ("replayset.ttl", "gold.ttl", "situations.ttl", "earl.ttl", "ontology.ttl"):
+    for name in ("replayset.ttl", "gold.ttl", "situations.ttl", "earl.ttl", "ontology.ttl", "evalset.ttl",
+                 "anticipation.ttl", "experiment.ttl"):
         assert shacl_sparql.compiled(TESTS.parent / "shapes" / name) is not None, name
 
 
