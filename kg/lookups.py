@@ -67,3 +67,17 @@ def set_by_identifier(ctx: Context, set_id: str) -> str | None:
     rows = ctx.select("SELECT ?set WHERE { GRAPH ?g { ?set a apeval:ReplaySet ; dcterms:identifier ?id ; "
                       "apeval:setDigest ?d } FILTER(?g != ?this_graph) } LIMIT 1", id=ox.Literal(set_id))
     return rows[0][0].value if rows else None
+
+
+def pinned_set_digest(ctx: Context, set_iri: str, set_id: str, pinned: str, what: str) -> str | None:
+    """The loaded digest of the replay set a file pins (gold, an experiment plan); a problem at
+    /replaySet when the set is not loaded, at /setDigest when the file pins another version."""
+    loaded = set_digest(ctx, set_iri)
+    if loaded is None:
+        ctx.problem("/replaySet", f'replay set "{set_id}" is not loaded',
+                    "load its *.replayset.json first, or in the same command")
+    elif loaded != pinned:
+        ctx.problem("/setDigest", f"expected the loaded set's digest {loaded}, found {pinned}: "
+                    f"this {what} was registered against another version of {set_id}",
+                    f"register the {what} against the loaded version, or load the version it names")
+    return loaded

@@ -20,7 +20,7 @@ import pyoxigraph as ox
 
 from kg.digests import canonical_digest
 from kg.loading import Projection, loader
-from kg.lookups import owner, set_digest, set_prefixes
+from kg.lookups import owner, pinned_set_digest, set_prefixes
 from kg.terms import XSD, Triples, declare, decimal, iri, literal, p
 
 
@@ -56,14 +56,7 @@ def read_experiment(source, ctx):
         elif s_iri:
             systems[s_iri] = (v["id"], n)
 
-    loaded_digest = set_digest(ctx, set_iri)
-    if loaded_digest is None:
-        ctx.problem("/replaySet", f'replay set "{set_id}" is not loaded',
-                    "load its *.replayset.json first, or in the same command")
-    elif loaded_digest != doc["setDigest"]:
-        ctx.problem("/setDigest", f"expected the loaded set's digest {loaded_digest}, found {doc['setDigest']}: "
-                    f"this plan was registered against another version of {set_id}",
-                    "register the plan against the loaded version, or load the version it names")
+    loaded_digest = pinned_set_digest(ctx, set_iri, set_id, doc["setDigest"], "plan")
     record, revision, digests = loaded_gold(ctx, set_iri) if loaded_digest else (None, None, [])
     gold = doc["gold"]
     criteria_digest = canonical_digest(sorted(digests))

@@ -7,7 +7,7 @@ stated on the intent with the apeval terms (expectedBehaviour, expectedSkill, ex
 the loaded set's digest was registered against another version of the set and is refused."""
 from kg.digests import canonical_digest
 from kg.loading import Projection, loader
-from kg.lookups import gold_owner, intents_of, set_digest
+from kg.lookups import gold_owner, intents_of, pinned_set_digest
 from kg.terms import XSD, Triples, declare, decimal, iri, literal, p
 
 BEHAVIOURS = {b: f"apeval:behaviour-{b}" for b in ("route", "decline", "clarify", "several", "plan")}
@@ -24,14 +24,7 @@ def read_gold(source, ctx):
     set_id = doc["replaySet"]
     set_iri = ctx.mint("/replaySet", lambda: mint.iri(set_id, "replayset"))
     ctx.raise_if_problems()
-    loaded_digest = set_digest(ctx, set_iri)
-    if loaded_digest is None:
-        ctx.problem("/replaySet", f'replay set "{set_id}" is not loaded',
-                    "load its *.replayset.json first, or in the same command")
-    elif loaded_digest != doc["setDigest"]:
-        ctx.problem("/setDigest", f"expected the loaded set's digest {loaded_digest}, found {doc['setDigest']}: "
-                    f"this gold was registered against another version of {set_id}",
-                    "register the gold against the loaded version, or load the version it names")
+    pinned_set_digest(ctx, set_iri, set_id, doc["setDigest"], "gold")
     other = gold_owner(ctx, set_iri)
     if other:
         ctx.problem("/replaySet", f'gold for "{set_id}" is already loaded from {other}',
