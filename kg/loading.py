@@ -111,9 +111,9 @@ class Source:
     def jsonl(self) -> list[tuple[int, Any]]:
         rows = parse_jsonl(self.name, self.text())
         if self.spec.schema:
-            problems = []
+            problems, schema = [], self.spec.schema_path()
             for line, row in rows:
-                problems += schema_problems(self.name, row, self.spec.schema_path(), line=line)
+                problems += schema_problems(self.name, row, schema, line=line)
                 if len(problems) >= MAX_PROBLEMS:
                     break
             if problems:

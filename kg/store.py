@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .errors import StoreBusy
+from .errors import StoreBusy, StoreInterrupted
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
 STAGING_SUFFIX = "#staging"
+# a new source at least this big is written with bulk_load (about twice the transactional load's
+# speed, measured in BENCHMARKS.md); below it the one-transaction load costs less than bulk_load's new files
+BULK_TRIPLES = 20_000
 SPARQL_PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
 
 
@@ -165,8 +168,10 @@ class Store(CatalogueStore):
                     raise StoreBusy(f"the store {self.path} is in use by another kg process; "
                                     f"wait for it to finish, or use another --store") from None
                 raise
-        if not read_only:
-            self._drop_stale_staging()
+        if read_only:
+            self._refuse_unrecorded()
+        else:
+            self._drop_unrecorded()
 
     # ── reading ──
     def update(self, text: str) -> None:
@@ -204,6 +209,13 @@ class Store(CatalogueStore):
         update swaps them in and rewrites the record, so readers never see half a source."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
+            if record.triples >= BULK_TRIPLES:
+                # bulk_load is not atomic: the graph goes in first, its record after, so a load cut
+                # short leaves a graph no record names, which the next writer drops (_drop_unrecorded)
+                # and a reader refuses to read (_refuse_unrecorded)
+                self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
+                self.ox.load(_in_graph(record.ntriples(), CATALOGUE_GRAPH), format=ox.RdfFormat.N_QUADS)
+                return
             # a new source: its triples and its record in one transactional load, no staging, no MOVE
             self.ox.load(_in_graph(ntriples, record.graph) + _in_graph(record.ntriples(), CATALOGUE_GRAPH),
                          format=ox.RdfFormat.N_QUADS)
@@ -228,11 +240,24 @@ class Store(CatalogueStore):
         if self.path != ":memory:":
             self.ox.flush()
 
-    def _drop_stale_staging(self) -> None:
-        """A load killed between its two steps leaves a staging graph that no record names."""
-        for g in list(self.ox.named_graphs()):
-            if isinstance(g, ox.NamedNode) and g.value.endswith(STAGING_SUFFIX):
-                self.ox.remove_graph(g)
+    def _unrecorded(self) -> list[ox.NamedNode]:
+        """Graphs no catalogue record names: what a load cut short leaves (a staging graph, or a
+        bulk-loaded graph whose record was never written). Every graph kg writes has a record."""
+        recorded = {g.value for (g,) in self.select(
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g kg:sha256 ?sha }} }}")}
+        return [g for g in self.ox.named_graphs() if isinstance(g, ox.NamedNode)
+                and g.value != CATALOGUE_GRAPH and g.value not in recorded]
+
+    def _drop_unrecorded(self) -> None:
+        for g in self._unrecorded():
+            self.ox.remove_graph(g)
+
+    def _refuse_unrecorded(self) -> None:
+        partial = self._unrecorded()
+        if partial:
+            raise StoreInterrupted(
+                f"the store {self.path} holds {len(partial)} graph(s) of a load that did not finish "
+                f"(first: {partial[0].value}); run `kg load` on your files again: it clears them first")
 
 
 def _in_graph(ntriples: str, graph: str) -> str:

@@ -46,6 +46,9 @@ _IRI_FORBIDDEN = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 # What an IRI path segment may hold unencoded (RFC 3987 pchar less "/" and ":"), so that an
 # id like "cubby@1.4.0" stays readable in its IRI.
 _SEGMENT_SAFE = "@!$&'()*+,;="
+# what quote() leaves alone with that safe set: ids made only of these skip it (most ids, and a
+# third of a large load's minting time was quote() returning its input unchanged)
+_UNQUOTED = re.compile(r"[A-Za-z0-9_.~\-@!$&'()*+,;=]*")
 
 
 class MintError(ValueError):
@@ -78,12 +81,12 @@ class Minter:
         explicit = self.resolve(value)
         if explicit is not None:
             return explicit
-        return self.base + "".join(quote(s, safe=_SEGMENT_SAFE) + "/" for s in scope) + quote(value, safe=_SEGMENT_SAFE)
+        return self.base + "".join(segment(s) + "/" for s in scope) + segment(value)
 
     def under(self, value: str, *scope: str) -> str:
         """An IRI minted under the base whatever the id looks like (for nodes derived from an id,
         like an assertion's result, which must never be the node the id itself names)."""
-        return self.base + "".join(quote(s, safe=_SEGMENT_SAFE) + "/" for s in scope) + quote(value, safe=_SEGMENT_SAFE)
+        return self.base + "".join(segment(s) + "/" for s in scope) + segment(value)
 
     def term(self, value: str) -> str:
         """A term that must be an explicit IRI (a domain class or concept)."""
@@ -92,6 +95,11 @@ class Minter:
             raise MintError(f'"{value}" is not an IRI or CURIE; a class or concept must be one '
                             f'(e.g. "cubby:Answer" with "cubby" in "prefixes")')
         return explicit
+
+
+def segment(value: str) -> str:
+    """One path segment of a minted IRI, percent-encoded where it must be."""
+    return value if _UNQUOTED.fullmatch(value) else quote(value, safe=_SEGMENT_SAFE)
 
 
 def check_iri(value: str) -> str:
