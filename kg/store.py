@@ -154,6 +154,7 @@ class Store(CatalogueStore):
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = resolve_store_path(path)
+        self._compact = False
         if self.path == ":memory:":
             self.ox = ox.Store()
         else:
@@ -214,6 +215,7 @@ class Store(CatalogueStore):
                 # short leaves a graph no record names, which the next writer drops (_drop_unrecorded)
                 # and a reader refuses to read (_refuse_unrecorded)
                 self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
+                self._compact = True
                 self.ox.load(_in_graph(record.ntriples(), CATALOGUE_GRAPH), format=ox.RdfFormat.N_QUADS)
                 return
             # a new source: its triples and its record in one transactional load, no staging, no MOVE
@@ -239,6 +241,11 @@ class Store(CatalogueStore):
     def flush(self) -> None:
         if self.path != ":memory:":
             self.ox.flush()
+            if self._compact:
+                # every bulk_load adds files of its own; until they are compacted, queries read them
+                # all: the catalogue ran 1.46x slower at 10k assertions, and optimize() took 0.4 s
+                self.ox.optimize()
+                self._compact = False
 
     def _unrecorded(self) -> list[ox.NamedNode]:
         """Graphs no catalogue record names: what a load cut short leaves (a staging graph, or a
