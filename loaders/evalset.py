@@ -23,6 +23,7 @@ from kg import paths
 from kg.digests import canonical_digest
 from kg.jsonio import schema_problems
 from kg.loading import Projection, loader
+from kg.lookups import VALUES_CHUNK
 from kg.terms import KG, XSD, Triples, declare, iri, literal, p
 
 PROFILE_SCHEMA = "case-profile.schema.json"
@@ -59,7 +60,7 @@ def canonical_text(value) -> str:
     return rfc8785.dumps(value).decode("utf-8")
 
 
-def profiled_elsewhere(ctx, case_iris, chunk: int = 5000) -> dict[str, str]:
+def profiled_elsewhere(ctx, case_iris, chunk: int = VALUES_CHUNK) -> dict[str, str]:
     """Which of this file's cases another source already holds with a profile: IRI → that source's
     path. Asked for this file's ids only, so the cost follows the file and not the store."""
     found: dict[str, str] = {}
