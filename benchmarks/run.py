@@ -2,7 +2,7 @@
 baseline measured side by side in the same run.
 
     python benchmarks/run.py                  # 10k and 100k assertions → BENCHMARKS.md, benchmarks/results.json
-    python benchmarks/run.py --with-1m        # and 1M (long: see BENCHMARKS.md for how long it took)
+    python benchmarks/run.py --with-1m        # and 1M, lean (long: see BENCHMARKS.md for how long it took)
     python benchmarks/run.py --smoke          # a tiny estate, every step once, in seconds (make test)
 
 Every figure is taken in a subprocess of its own (a fresh interpreter, as `kg` is run), whose peak
@@ -902,9 +902,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-validated-load", default="", metavar="SIZES",
                     help="sizes whose validated kg load is left out (the catalogue then runs on the store "
                          "kg loads without validation); for a run that must end in a given time")
-    ap.add_argument("--lean", default="", metavar="SIZES",
+    ap.add_argument("--lean", default="1m", metavar="SIZES",
                     help="sizes measured for the growth and memory targets only: kg's load beside raw "
-                         "bulk_load, the catalogue through kg, the report (no bare store, rdflib or pandas)")
+                         "bulk_load, the catalogue through kg, the report (no bare store, rdflib or pandas); "
+                         "default 1m, where the rest would take hours more; '' for none")
     ap.add_argument("--inject-validated", nargs="*", metavar="SIZE=RESULT",
                     help="with --merge: a validated load measured apart (a `--worker load` result file) for a "
                          "size whose run left it out")
