@@ -66,7 +66,6 @@ def worker_load(args: dict) -> dict:
     t_import = time.perf_counter()
     import dataclasses
     import pyshacl
-    import pyoxigraph as ox
     from kg import ingest, loading, store as store_module, validation
     from kg.store import Store
     imported = time.perf_counter() - t_import
@@ -474,7 +473,7 @@ def fitted_exponent(points):
 
 def run_size(r: Runner, label: str, estate_args: dict, repeat: int, rdflib_budget: float, *, report: bool = True,
              rdflib_only=None, profile: bool = False, optimized: bool = True, validated: bool = True,
-             lean: bool = False) -> dict:
+             lean: bool = False, resume: bool = False) -> dict:
     """One size. lean=True measures only what the growth and memory targets need (kg's validated
     load beside raw bulk_load, the catalogue through kg, the report) and leaves out the other
     baselines, for a size too large to run everything in the time there is. validated=False leaves kg's validated load out (when it cannot finish in the time
@@ -499,14 +498,26 @@ def run_size(r: Runner, label: str, estate_args: dict, repeat: int, rdflib_budge
     log(f"[{label}] {manifest['assertions']} assertions, {manifest['situations']} situations, "
         f"{len(manifest['files'])} files")
 
+    def checkpoint():  # a long size leaves what it measured so far behind
+        (work / "partial.json").write_text(json.dumps(res, indent=1, default=str))
+
+    main_store = work / "store"
+    nquads = work / "store.nq"
+    earlier = json.loads((work / "partial.json").read_text()) if resume and (work / "partial.json").exists() else None
+    if earlier and "ingest" in earlier and main_store.exists() and nquads.exists():
+        # --resume: the ingest measured by an earlier run of this size (same estate, same store) is
+        # kept, and the rest is measured again (e.g. after a change to the queries alone)
+        for key in ("quads", "nquads_bytes", "ingest", "store_disk_bytes", "lean"):
+            res[key] = earlier[key]
+        res["ingest_from"] = {"file": str(work / "partial.json"), "kept": "ingest"}
+        ingest = res["ingest"]
+        log(f"[{label}] resumed: ingest kept from {work / 'partial.json'}")
+        return _after_ingest(r, label, res, work, main_store, nquads, ingest, repeat, rdflib_budget, report,
+                             rdflib_only, optimized, lean, checkpoint)
+
     # ── 1. ingest ──
     runs = {"kg": [], "raw_bulk_load": []} if lean else {"kg": [], "kg_novalidate": [], "raw_bulk_load": [], "raw_load": []}
     res["lean"] = lean
-
-    def checkpoint():  # a long size leaves what it measured so far behind
-        (work / "partial.json").write_text(json.dumps(res, indent=1, default=str))
-    main_store = work / "store"
-    nquads = work / "store.nq"
     rmtree(main_store)
     first = r.worker("load", {"estate": str(estate), "store": str(main_store), "validate": validated,
                               "profile": str(work / "load.prof") if profile else None})
@@ -569,6 +580,13 @@ def run_size(r: Runner, label: str, estate_args: dict, repeat: int, rdflib_budge
     res["ingest"] = ingest
     res["store_disk_bytes"] = dir_size(main_store)
     checkpoint()
+    return _after_ingest(r, label, res, work, main_store, nquads, ingest, repeat, rdflib_budget, report,
+                         rdflib_only, optimized, lean, checkpoint)
+
+
+def _after_ingest(r, label, res, work, main_store, nquads, ingest, repeat, rdflib_budget, report,
+                  rdflib_only, optimized, lean, checkpoint) -> dict:
+    log = r.log
 
     # ── 2. catalogue: kg vs bare, interleaved; then rdflib and pandas ──
     cat_runs = {"kg": []} if lean else {"kg": [], "bare": []}
@@ -637,7 +655,7 @@ def run_size(r: Runner, label: str, estate_args: dict, repeat: int, rdflib_budge
         pandas_runs = []
         pandas_rows = work / "pandas-rows.json"
         for i in range(repeat):
-            pandas_runs.append(r.worker("pandas", {"estate": str(estate), "rows_out": str(pandas_rows), "k": 3}))
+            pandas_runs.append(r.worker("pandas", {"estate": str(work / "estate"), "rows_out": str(pandas_rows), "k": 3}))
         check = compare_with_kg(json.loads(rows_path.read_text()), json.loads(pandas_rows.read_text()))
         kg_two = sum(cat["kg"]["queries"][n] for n in FIRST_QUERIES)
         pd_seconds = median([o["seconds"] for o in pandas_runs])
@@ -914,6 +932,9 @@ def main(argv=None) -> int:
                     help="sizes measured for the growth and memory targets only: kg's load beside raw "
                          "bulk_load, the catalogue through kg, the report (no bare store, rdflib or pandas); "
                          "default 1m, where the rest would take hours more; '' for none")
+    ap.add_argument("--resume", default="", metavar="SIZES",
+                    help="sizes whose ingest figures (and store) are kept from their partial.json in --work; "
+                         "the catalogue and report are measured again (after a change to queries alone)")
     ap.add_argument("--inject-validated", nargs="*", metavar="SIZE=RESULT",
                     help="with --merge: a validated load measured apart (a `--worker load` result file) for a "
                          "size whose run left it out")
@@ -965,7 +986,8 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         results["sizes"][label] = run_size(r, label, estate, repeat, rd_budget, profile=(label == args.profile),
                                            validated=label not in args.no_validated_load.split(","),
-                                           lean=label in args.lean.split(","))
+                                           lean=label in args.lean.split(","),
+                                           resume=label in args.resume.split(","))
         results["sizes"][label]["elapsed"] = time.perf_counter() - t
         results["growth"] = growth(results)
         write(results, args)  # after every size, so a long run leaves its figures behind
