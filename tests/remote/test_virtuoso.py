@@ -33,9 +33,9 @@ _IF_AGGREGATE = ("SQ156", "Internal Optimized compiler error 'Bad dfe in sqlo_pl
                           "applied to an aggregate in a SELECT expression, e.g. (IF(COUNT(DISTINCT ?v) > 1, ...))")
 _EXISTS_LOGIC = ("SQ074", "SQL compile error: EXISTS combined with && or || inside a BIND/IF expression "
                           "(the same test in FILTER compiles)")
-_HANGS = ("no answer within the timeout", "the server deadlocks (0% CPU, every later request waits) on an "
-                                          "EXISTS inside BIND(IF()) + a date comparison BIND + VALUES + a FILTER "
-                                          "with || over both; MaxQueryExecutionTime does not end it")
+_HANGS = ("no answer within the timeout", "no answer in time to an OPTIONAL filtered on an outer variable + a "
+                                          "date comparison BIND + VALUES + a FILTER with || over both (the form "
+                                          "with EXISTS inside BIND(IF()) deadlocked the server)")
 REFUSED = {
     "data-quality": _IF_AGGREGATE, "grader-agreement": _IF_AGGREGATE, "graduation": _IF_AGGREGATE,
     "graduation-runs": _IF_AGGREGATE, "judge-kind-metrics": _IF_AGGREGATE, "pass-at-k": _IF_AGGREGATE,
