@@ -800,7 +800,8 @@ def targets(results: dict) -> list[dict]:
         if step is None:
             other = g.get(name, {}).get("steps", {}).get("10k→100k")
             rows.append({"target": f"growth exponent ≤ 1.15, {what}, 100k→1M", "figure":
-                         f"not measured (1M not run); 10k→100k: {other:.2f}" if other else "not measured",
+                         (f"not measured ({'no ' + what + ' at 1M' if '1m' in sizes else '1M not run'}); "
+                          f"10k→100k: {other:.2f}") if other else "not measured",
                          "met": None})
         else:
             rows.append({"target": f"growth exponent ≤ 1.15, {what}, 100k→1M", "figure": f"{step:.2f}",
