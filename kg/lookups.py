@@ -41,16 +41,17 @@ def descriptions_of(ctx: Context, set_iri: str) -> set[str]:
 VALUES_CHUNK = 1000
 
 
-def loaded_among(ctx: Context, iris, rdf_class: str, chunk: int = VALUES_CHUNK) -> set[str]:
-    """Which of these IRIs another source already holds as instances of the class. Asked for this
-    file's ids only, in chunks, so the cost follows the file and not the size of the store."""
-    found: set[str] = set()
+def loaded_among(ctx: Context, iris, shape: str, chunk: int = VALUES_CHUNK) -> dict[str, str]:
+    """Which of these IRIs another source already holds in the given shape (predicate and object
+    after ?s, e.g. "a earl:Assertion" or "kg:oracleType ?o"): IRI → that source's path. Asked for
+    this file's ids only, in chunks, so the cost follows the file and not the size of the store."""
+    found: dict[str, str] = {}
     wanted = sorted(set(iris))
     for start in range(0, len(wanted), chunk):
         values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + chunk])
-        rows = ctx.select(f"SELECT ?s WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s a {rdf_class} }} "
-                          f"FILTER(?g != ?this_graph) }}")
-        found |= {r[0].value for r in rows}
+        rows = ctx.select(f"""SELECT ?s ?path WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s {shape} }}
+                              FILTER(?g != ?this_graph) OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }}""")
+        found.update({r[0].value: (r[1].value if r[1] is not None else r[0].value) for r in rows})
     return found
 
 

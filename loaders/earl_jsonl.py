@@ -34,9 +34,9 @@ def read_earl_jsonl(source, ctx):
                     cited.add(mint.iri(row[field], scope))
                 except ValueError:
                     pass  # reported with its place in the main pass
-    situations = loaded_among(ctx, cited_situations, "apeval:DeliveredSituation")
-    earlier = loaded_among(ctx, set(here) | cited_assertions, "earl:Assertion")
-    clash = sorted(set(here) & earlier)
+    situations = loaded_among(ctx, cited_situations, "a apeval:DeliveredSituation")
+    earlier = loaded_among(ctx, set(here) | cited_assertions, "a earl:Assertion")
+    clash = sorted(set(here) & earlier.keys())
     for a in clash:
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
                     "assertion ids are unique across the store; a correction is a new assertion that supersedes")

@@ -16,14 +16,13 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import pyoxigraph as ox
 import rfc8785
 
 from kg import paths
 from kg.digests import canonical_digest
 from kg.jsonio import schema_problems
 from kg.loading import Projection, loader
-from kg.lookups import VALUES_CHUNK
+from kg.lookups import loaded_among
 from kg.terms import KG, XSD, Triples, declare, iri, literal, p
 
 PROFILE_SCHEMA = "case-profile.schema.json"
@@ -60,20 +59,6 @@ def canonical_text(value) -> str:
     return rfc8785.dumps(value).decode("utf-8")
 
 
-def profiled_elsewhere(ctx, case_iris, chunk: int = VALUES_CHUNK) -> dict[str, str]:
-    """Which of this file's cases another source already holds with a profile: IRI → that source's
-    path. Asked for this file's ids only, so the cost follows the file and not the store."""
-    found: dict[str, str] = {}
-    wanted = sorted(set(case_iris))
-    for start in range(0, len(wanted), chunk):
-        values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + chunk])
-        rows = ctx.select(f"""SELECT ?case ?path WHERE {{ VALUES ?case {{ {values} }}
-                              GRAPH ?g {{ ?case kg:oracleType ?o }} FILTER(?g != ?this_graph)
-                              OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }}""")
-        found.update({r[0].value: (r[1].value if r[1] is not None else r[0].value) for r in rows})
-    return found
-
-
 @loader(kind="evalset", parse="jsonl", patterns=("*.evalset.jsonl",), schema="evalset.schema.json",
         shapes="evalset.ttl", order=25)
 def read_evalset(source, ctx):
@@ -83,7 +68,7 @@ def read_evalset(source, ctx):
     schema_path = str(paths.loaders() / PROFILE_SCHEMA)
     mint = ctx.minter()
     case_iris = {n: ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "test")) for n, row in rows}
-    elsewhere = profiled_elsewhere(ctx, [c for c in case_iris.values() if c])
+    elsewhere = loaded_among(ctx, [c for c in case_iris.values() if c], "kg:oracleType ?o")
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "case id")
     default_set = set_id_from_name(source.path)
     t = Triples()

@@ -19,7 +19,7 @@ def read_situations(source, ctx):
             ids.add(refs.minter(row).iri(row["id"], "situation"))
         except ValueError:
             pass  # reported with its place below
-    loaded = loaded_among(ctx, ids, "apeval:DeliveredSituation")
+    loaded = loaded_among(ctx, ids, "a apeval:DeliveredSituation")
     described: dict[str, set[str]] = {}
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "situation id")
     t = Triples()
