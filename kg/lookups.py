@@ -10,9 +10,7 @@ from .loading import Context
 
 def owner(ctx: Context, subject: str, rdf_class: str) -> str | None:
     """The path of another source that already declares `subject` as an instance of the class."""
-    rows = ctx.select(f"""SELECT ?path WHERE {{ GRAPH ?g {{ ?s a {rdf_class} }} FILTER(?g != ?this_graph)
-                          GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} LIMIT 1""", s=ox.NamedNode(subject))
-    return rows[0][0].value if rows else None
+    return loaded_among(ctx, [subject], f"a {rdf_class}").get(subject)
 
 
 def set_digest(ctx: Context, set_iri: str) -> str | None:

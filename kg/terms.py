@@ -79,9 +79,7 @@ class Minter:
     def iri(self, value: str, *scope: str) -> str:
         """The IRI of an id: explicit IRIs as they are, plain ids minted under base/scope/."""
         explicit = self.resolve(value)
-        if explicit is not None:
-            return explicit
-        return self.base + "".join(segment(s) + "/" for s in scope) + segment(value)
+        return explicit if explicit is not None else self.under(value, *scope)
 
     def under(self, value: str, *scope: str) -> str:
         """An IRI minted under the base whatever the id looks like (for nodes derived from an id,
