@@ -13,6 +13,7 @@ import json
 import math
 import urllib.parse
 import urllib.request
+import warnings
 
 import pytest
 
@@ -116,13 +117,18 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
         pytest.xfail(f"Virtuoso refuses {name}: {why}")
     if "virtuoso" in query.unsupported:
         # a query Virtuoso answers WRONGLY is declared so in its header: kg refuses to run it there
-        # rather than print the wrong numbers; that it still is wrong is checked by running the raw text
+        # rather than print the wrong numbers
         with pytest.raises(StoreUnavailable, match="is not run on virtuoso"):
             catalogue.run(query, remote, params)
+        # Whether the raw text is still wrong is reported, not asserted: Virtuoso's optimiser picks a
+        # plan by what it samples and how long it may search, so one query can be wrong on one machine
+        # and right on another (coverage-summary: wrong on every run here, right once in CI). An engine
+        # that is right only sometimes stays unsupported.
         variables, rows = remote.select_values(query.bound_text(params))
-        wrong = typed(catalogue.finish(query, [dict(zip(variables, r)) for r in rows], params).rows)
-        assert wrong != typed(catalogue.run(query, embedded, params).rows), \
-            f"{name}: Virtuoso now gives the right rows: drop `unsupported: virtuoso` from its header"
+        answered = typed(catalogue.finish(query, [dict(zip(variables, r)) for r in rows], params).rows)
+        if answered == typed(catalogue.run(query, embedded, params).rows):
+            warnings.warn(f"{name}: Virtuoso gave the right rows this time; if it does on every machine, "
+                          "drop `unsupported: virtuoso` from its header")
         return
     expected = typed(catalogue.run(query, embedded, params).rows)
     try:
@@ -216,10 +222,12 @@ HEAVY = ('SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f '
 
 def test_an_anytime_partial_answer_is_refused_not_counted(capped):
     server, _ = capped
-    # what Virtuoso does when a client asks for an "anytime" answer: HTTP 200, a count of what it saw
+    # what Virtuoso does when a client asks for an "anytime" answer: HTTP 200 and a body that looks
+    # whole — a count of what it saw in time, or no row at all when it saw nothing (seen in CI) — with
+    # the truth only in two headers
     headers, data = raw(server.sparql, HEAVY, timeout="500")
     assert headers["x-sql-state"] == "S1TAT" and "incomplete results" in headers["x-sql-message"]
-    assert data["results"]["bindings"][0]["n"]["value"]  # a number, and a wrong one
+    assert "results" in data and len(data["results"]["bindings"]) <= 1
     # an endpoint URL that carries the timeout parameter: kg refuses the partial answer
     anytime = RemoteStore(Endpoint(query=server.sparql + "?timeout=500", update=server.sparql, gsp=server.gsp,
                                    retries=1))
