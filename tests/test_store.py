@@ -145,3 +145,59 @@ def test_a_bulk_load_killed_before_its_record_is_cleared_by_the_next_writer(tmp_
         Store(path, read_only=True)
     assert Store(path).dump() == before
     Store(path, read_only=True)  # cleared: readers may read again
+
+
+class _CountingCompactions:
+    """The real pyoxigraph store, with its optimize() calls counted (each is passed through)."""
+
+    def __init__(self, ox_store):
+        self._store, self.compactions = ox_store, 0
+
+    def optimize(self):
+        self.compactions += 1
+        return self._store.optimize()
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
+def test_bulk_loads_are_compacted_when_they_add_up_to_a_quarter_of_the_store(tmp_path, monkeypatch):
+    """Compacting rewrites the whole store (51 s at 1M assertions, for a day's file that loads in
+    8 s), so a small bulk load waits, counted in the catalogue, and loads that add up to
+    COMPACT_SHARE of the store are compacted together — across processes."""
+    from kg import store as store_module
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)  # every new source bulk-loaded, as large ones are
+    path = tmp_path / "store"
+
+    def load_new(name, n):
+        store = Store(path)
+        store.ox = _CountingCompactions(store.ox)
+        source = tmp_path / f"{name}.ttl"
+        source.write_text("".join(f"<http://x/{name}/{i}> <http://x/p> \"{i}\" .\n" for i in range(n)))
+        assert ingest.load(store, [source])[0].status == "loaded"
+        return store, store.ox.compactions
+
+    store = Store(path)
+    store.ox = _CountingCompactions(store.ox)
+    ingest.load(store, [EXAMPLES])
+    assert store.ox.compactions == 1 and store.uncompacted_triples() == 0  # a first load: all of it new
+    examples = sum(s.triples for s in store.sources())
+    del store
+    small = examples // 10  # 10% of the store: waits
+    store, compactions = load_new("first", small)
+    assert compactions == 0 and store.uncompacted_triples() == small
+    del store
+    store, compactions = load_new("second", small)  # 2 x 10% of a store now 120% as big: still < 25%
+    assert compactions == 0 and store.uncompacted_triples() == 2 * small
+    del store
+    store, compactions = load_new("third", small)  # 30% of examples, 23% of the store: waits
+    assert compactions == 0 and store.uncompacted_triples() == 3 * small
+    del store
+    store, compactions = load_new("fourth", small)  # 40% of examples, 29% of the store: compacted
+    assert compactions == 1 and store.uncompacted_triples() == 0
+    # a load that only changes nothing, or a transactional one, never compacts
+    del store
+    store = Store(path)
+    store.ox = _CountingCompactions(store.ox)
+    assert {o.status for o in ingest.load(store, [EXAMPLES])} == {"unchanged"}
+    assert store.ox.compactions == 0 and store.uncompacted_triples() == 0
