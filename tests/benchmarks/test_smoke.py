@@ -55,3 +55,32 @@ def test_benchmark_smoke_run(tmp_path):
     check = res["catalogue"]["pandas"]["check"]
     assert res["catalogue"]["pandas"]["same_numbers"], check
     assert all(v["rows"] > 0 and v["mismatch_count"] == 0 for v in check.values())
+
+
+def test_time_queries_counts_the_rows_kg_gives(tmp_path):
+    """benchmarks/time_queries.py, the tool behind the per-query figures in BENCHMARKS.md, fetches
+    every row: its counts are those of kg's own runs of the same queries (and of a direct COUNT for
+    the probes)."""
+    import pyoxigraph as ox
+    from kg import catalogue, ingest
+    from kg.store import Store
+    from tests.conftest import EXAMPLES
+    EARL = "http://www.w3.org/ns/earl#"
+    path = tmp_path / "store"
+    store = Store(path)
+    assert all(o.status == "loaded" for o in ingest.load(store, [EXAMPLES]))
+    named = catalogue.load()
+    expected = {name: len(catalogue.run(named[name], store).rows) for name in ("cases", "verdicts")}
+    assessed = sum(1 for _ in store.ox.quads_for_pattern(None, ox.NamedNode(EARL + "outcome"), None))
+    del store
+    old = tmp_path / "old.rq"
+    old.write_text(named["cases"].bound_text({}))
+
+    def counts(*args):
+        done = subprocess.run([sys.executable, str(BENCH / "time_queries.py"), str(path), *args],
+                              capture_output=True, text=True, timeout=300, check=True)
+        return {line.split()[0]: int(line.split()[-2].replace(",", "")) for line in done.stdout.splitlines()}
+    assert counts("cases", "verdicts", str(old)) == {**expected, str(old): expected["cases"]}
+    probes = counts("--probes")
+    assert len(probes) == 4 and expected["verdicts"] > 0
+    assert {n for k, n in probes.items() if k != "probe-count-by-outcome"} == {assessed}
