@@ -923,7 +923,8 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", default="100k", help="size whose first kg load runs under cProfile ('' for none)")
     ap.add_argument("--merge", type=Path, nargs="*", default=None,
                     help="results.json files of earlier runs whose sizes are kept unless this run measures them "
-                         "(with no size to run, only re-renders BENCHMARKS.md and --json from them)")
+                         "(with no size to run, only re-renders: one file as it was taken, BENCHMARKS.md alone; "
+                         "several merged into --json)")
     ap.add_argument("--profile-file", type=Path, default=None,
                     help="a cProfile stats file of a kg load to summarise into the results (as profile_load)")
     ap.add_argument("--no-validated-load", default="", metavar="SIZES",
@@ -957,6 +958,13 @@ def main(argv=None) -> int:
     labels = [s.strip().lower() for s in args.sizes.split(",") if s.strip()]
     if args.with_1m and "1m" not in labels:
         labels.append("1m")
+    if args.merge is not None and not args.sizes and len(args.merge) == 1:
+        # only a new rendering (after the notes changed): the figures with the machine, commit and
+        # times they were taken with, not this process's
+        results = json.loads(args.merge[0].read_text())
+        notes = args.notes.read_text(encoding="utf-8") if args.notes and args.notes.exists() else ""
+        args.markdown.write_text(markdown(results, notes), encoding="utf-8")
+        return 0
     args.work.mkdir(parents=True, exist_ok=True)
     r = Runner(args.work, log=lambda m: print(m, flush=True))
     results = {"machine": machine(), "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
