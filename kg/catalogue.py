@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import pyoxigraph as ox
@@ -344,14 +345,16 @@ class Result:
         return frame
 
 
-def finish(query: NamedQuery, rows: list[dict[str, Any]], params: dict[str, Any]) -> Result:
+def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Result:
     values = query.parameter_values(params)
+    columns = query.output_columns
+    finished = []
     for row in rows:
         for d in query.derive:
             args = [row[a] if a in row else values.get(a) for a in d.arguments]
             row[d.column] = FINISHERS[d.function](*args)
-    columns = query.output_columns
-    return Result(columns, [{c: row.get(c) for c in columns} for row in rows], query)
+        finished.append({c: row.get(c) for c in columns})
+    return Result(columns, finished, query)
 
 
 def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Result:
@@ -365,7 +368,14 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Res
         raise StoreUnavailable(f"{query.name} is not run on {engine}: {query.unsupported[engine]} — "
                                f"kg refuses rather than report its wrong numbers (see docs/engines.md)")
     variables, rows = backend.select_values(query.bound_text(params))
-    return finish(query, [dict(zip(variables, r)) for r in rows], params)
+    # each engine row is let go as its finished row is made, so that a million-row answer is held
+    # once, not three times (the rows, their dicts, the finished dicts)
+    rows.reverse()
+
+    def taken():
+        while rows:
+            yield dict(zip(variables, rows.pop()))
+    return finish(query, taken(), params)
 
 
 def markdown(entries: dict[str, NamedQuery]) -> str:
