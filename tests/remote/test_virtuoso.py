@@ -109,8 +109,20 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
     if name in REFUSED:
         code, why = REFUSED[name]
         try:
-            with pytest.raises(RemoteError, match=code):
-                catalogue.run(query, remote, params)
+            if REFUSED[name] is _HANGS:
+                # a hang depends on the machine: an answer in time is held to the embedded rows
+                try:
+                    answered = typed(catalogue.run(query, remote, params).rows)
+                except RemoteError as err:
+                    assert code in str(err)
+                else:
+                    expected = typed(catalogue.run(query, embedded, params).rows)
+                    assert answered == expected, f"{name}: Virtuoso gives other rows — {difference(expected, answered)}"
+                    warnings.warn(f"{name}: Virtuoso answered in time, and right, this time")
+                    return
+            else:
+                with pytest.raises(RemoteError, match=code):
+                    catalogue.run(query, remote, params)
         finally:
             if not server.answers():  # a query that wedged the server must not fail the ones after it
                 server.restart()
