@@ -258,12 +258,14 @@ class Store(CatalogueStore):
         self._bulk_loaded = 0
         recorded = self.select(f"SELECT (SUM(?n) AS ?total) WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g void:triples ?n }} }}")
         total = int(recorded[0][0].value) if recorded and recorded[0][0] is not None else 0
-        if pending >= COMPACT_SHARE * total:
-            self.ox.optimize()
-            pending = 0
+        compact = pending >= COMPACT_SHARE * total
         node, prop = f"<{CATALOGUE_GRAPH}>", f"<{KG}bulkLoadedSinceCompaction>"
         self.update(f"DELETE WHERE {{ GRAPH {node} {{ {node} {prop} ?n }} }} ;\n"
-                    f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} {literal(pending)} }} }}")
+                    f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} {literal(0 if compact else pending)} }} }}")
+        # the count is written before compacting: a write after it left small files that made the
+        # catalogue 10% slower at 100k assertions (a load stopped in between only compacts late)
+        if compact:
+            self.ox.optimize()
         self.ox.flush()
 
     def uncompacted_triples(self) -> int:
