@@ -11,6 +11,7 @@ query Virtuoso answers with other rows or other numbers than the embedded store 
 wrong answer, and the failure says which columns differ."""
 import json
 import math
+import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
@@ -273,8 +274,12 @@ def test_a_chunked_upload_is_dropped_by_virtuoso_and_kg_sends_content_length(cap
         yield ntriples.encode()
     request = urllib.request.Request(f"{server.gsp}?graph={urllib.parse.quote(graph)}", data=chunks(),
                                      method="PUT", headers={"Content-Type": "application/n-triples"})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 201  # "Created" ...
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 201  # "Created" ...
+    except urllib.error.URLError as err:
+        # ... or, on a busy machine, the server has answered and closed before the body is sent (seen)
+        assert isinstance(err.reason, (BrokenPipeError, ConnectionResetError)), err
     assert not store.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")  # ... and nothing stored
     store.put_graph(graph, ntriples)
     assert store.select_values(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")[1] == [(50,)]
