@@ -20,10 +20,10 @@ the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigrap
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 import pyoxigraph as ox

@@ -47,9 +47,10 @@ def loaded_among(ctx: Context, iris, shape: str, chunk: int = VALUES_CHUNK) -> d
     wanted = sorted(set(iris))
     for start in range(0, len(wanted), chunk):
         values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + chunk])
-        rows = ctx.select(f"""SELECT ?s ?path WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s {shape} }}
+        rows = ctx.select(f"""SELECT ?s ?g ?path WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s {shape} }}
                               FILTER(?g != ?this_graph) OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }}""")
-        found.update({r[0].value: (r[1].value if r[1] is not None else r[0].value) for r in rows})
+        # a graph without a record (none that kg wrote) is named by itself
+        found.update({s.value: (path or g).value for s, g, path in rows})
     return found
 
 

@@ -127,20 +127,29 @@ class CatalogueStore:
                 "shape": shape.value if shape else None, "value": str(value) if value else None})
         return out
 
+    def setting(self, name: str) -> str | None:
+        """A store-wide value kg keeps on the catalogue graph's own node (kg:mintingBase, ...)."""
+        rows = self.select(f"SELECT ?v WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:{name} ?v }} }}")
+        return rows[0][0].value if rows else None
+
+    def set_setting(self, name: str, value) -> None:
+        node, prop = f"<{CATALOGUE_GRAPH}>", f"<{KG}{name}>"
+        self.update(f"DELETE WHERE {{ GRAPH {node} {{ {node} {prop} ?v }} }} ;\n"
+                    f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} {literal(value)} }} }}")
+
     def minting_base(self) -> str:
-        rows = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
-        return rows[0][0].value if rows else DEFAULT_BASE
+        return self.setting("mintingBase") or DEFAULT_BASE
 
     def fix_minting_base(self, base: str) -> None:
         """The first load fixes the base; later loads must use the same one, or ids would mint twice."""
-        current = self.select(f"SELECT ?b WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:mintingBase ?b }} }}")
-        if current:
-            if current[0][0].value != base:
+        current = self.setting("mintingBase")
+        if current is not None:
+            if current != base:
                 from .errors import UsageError
-                raise UsageError(f"this store mints IRIs under {current[0][0].value}, not {base}; "
+                raise UsageError(f"this store mints IRIs under {current}, not {base}; "
                                  f"use that base, or `kg reset` to start again")
             return
-        self.update(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{KG}mintingBase> {literal(base)} }} }}")
+        self.set_setting("mintingBase", base)
 
     def update(self, text: str) -> None:
         raise NotImplementedError
@@ -246,9 +255,9 @@ class Store(CatalogueStore):
 
     def flush(self) -> None:
         if self.path != ":memory:":
-            self.ox.flush()
             if self._bulk_loaded:
                 self._compact_when_due()
+            self.ox.flush()
 
     def _compact_when_due(self) -> None:
         """Compacts once the triples bulk-loaded since the last compaction (kept in the catalogue,
@@ -259,19 +268,15 @@ class Store(CatalogueStore):
         recorded = self.select(f"SELECT (SUM(?n) AS ?total) WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g void:triples ?n }} }}")
         total = int(recorded[0][0].value) if recorded and recorded[0][0] is not None else 0
         compact = pending >= COMPACT_SHARE * total
-        node, prop = f"<{CATALOGUE_GRAPH}>", f"<{KG}bulkLoadedSinceCompaction>"
-        self.update(f"DELETE WHERE {{ GRAPH {node} {{ {node} {prop} ?n }} }} ;\n"
-                    f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} {literal(0 if compact else pending)} }} }}")
         # the count is written before compacting: a write after it left small files that made the
         # catalogue 10% slower at 100k assertions (a load stopped in between only compacts late)
+        self.set_setting("bulkLoadedSinceCompaction", 0 if compact else pending)
         if compact:
             self.ox.optimize()
-        self.ox.flush()
 
     def uncompacted_triples(self) -> int:
         """Triples bulk-loaded since the store was last compacted."""
-        rows = self.select(f"SELECT ?n WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:bulkLoadedSinceCompaction ?n }} }}")
-        return int(rows[0][0].value) if rows else 0
+        return int(self.setting("bulkLoadedSinceCompaction") or 0)
 
     def _unrecorded(self) -> list[ox.NamedNode]:
         """Graphs no catalogue record names: what a load cut short leaves (a staging graph, or a
