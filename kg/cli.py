@@ -381,6 +381,14 @@ def sparql(query_text, fmt, store_path):
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
 
 
+def _protected(store_path) -> dict[str, Path]:
+    """Places a report's --out must never replace: the embedded store (none for a remote engine)."""
+    if click.get_current_context().meta.get("kg.endpoint"):
+        return {}
+    path = resolve_store_path(store_path)
+    return {} if path == ":memory:" else {"the store": Path(path)}
+
+
 @cli.group(invoke_without_command=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
@@ -403,10 +411,11 @@ def report(ctx, out, k, store_path):
     ctx.obj.update(store_path=store_path, k=k)
     if ctx.invoked_subcommand is not None:
         return
-    store = _open(store_path, read_only=True)
     target = Path(out or report_module.DEFAULT_OUT)
+    report_module.check_out(target.absolute(), _protected(store_path))  # before any work: refused at once
+    store = _open(store_path, read_only=True)
     report_module.publish(target, lambda folder: report_module.render_site(
-        store, folder, _prefixes(store), params={"k": k}))
+        store, folder, _prefixes(store), params={"k": k}), _protected(store_path))
     click.echo(f"report written: {(target / 'index.html').absolute()}")
 
 
@@ -434,13 +443,17 @@ def report_coverage(ctx, history, out, fail_under):
     crontab (daily at 06:00):
       0 6 * * * cd /srv/kg && .venv/bin/kg report coverage --history history --out /srv/www/coverage
     """
+    target, protected = Path(out), _protected(ctx.obj["store_path"])
+    report_module.check_out(target.absolute(), protected)
     store = _open(ctx.obj["store_path"], read_only=True)
     snapshot = report_module.coverage_snapshot(store, store.sources())
     path = report_module.write_snapshot(Path(history), snapshot)
-    trend = report_module.read_history(Path(history))
-    target = Path(out)
+    trend, foreign = report_module.read_history(Path(history))
+    for skipped in foreign:
+        click.echo(f"kg report coverage: warning: {skipped} (skipped, left as it is)", err=True)
     report_module.publish(target, lambda folder: report_module.render_site(
-        store, folder, _prefixes(store), pages=["coverage"], extra={"trend": trend}, params={"k": ctx.obj["k"]}))
+        store, folder, _prefixes(store), pages=["coverage"], extra={"trend": trend}, params={"k": ctx.obj["k"]}),
+        protected)
     figures = snapshot["class_coverage"]
     rate = figures["rate"]
     shown = "not computable (no class loaded)" if rate is None else f"{100 * rate:.1f}% ({figures['covered']} of {figures['total']} classes)"
@@ -481,6 +494,9 @@ def main():
         cli(standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(EXIT_USAGE)
+    except UsageError as err:
+        click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     except click.UsageError as err:
         err.show()
         sys.exit(EXIT_USAGE)
@@ -493,6 +509,3 @@ def main():
             raise
         click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
-    except UsageError as err:
-        click.echo(f"kg: {err}", err=True)
-        sys.exit(EXIT_USAGE)

@@ -24,6 +24,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from . import catalogue, paths
+from .errors import UsageError
 from .output import shorten
 from .terms import PREFIXES
 
@@ -243,6 +244,56 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
+MARKER = ".kg-report"  # in every folder kg builds a site into; kg replaces or removes only folders carrying it
+MARKER_TEXT = "kg report site, format 1\n"
+
+
+class UnsafeOutput(UsageError):
+    """--out names a place kg must not replace: it did not make it, or it holds something else."""
+
+
+def _is_ours(folder: Path) -> bool:
+    return folder.is_dir() and not folder.is_symlink() and (folder / MARKER).is_file()
+
+
+def _encloses(outer: Path, inner: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+def check_out(out: Path, protected: dict[str, Path] | None = None) -> None:
+    """Refuses (UnsafeOutput) an --out that kg could not replace without deleting what it did not
+    write: a file, a folder or link kg did not make, the working folder or home or any folder
+    enclosing them, and the store or a folder holding it. Nothing is touched either way."""
+    out = out.absolute()
+    how = "choose a new folder for the report (e.g. --out build/report), or one an earlier kg report made"
+    real = Path(os.path.realpath(out))
+    guarded = {"the working folder": Path.cwd().resolve(), "your home folder": Path.home().resolve(),
+               "the root folder": Path("/")}
+    for what, place in guarded.items():
+        if _encloses(real, place):
+            raise UnsafeOutput(f"--out {out} is {what} or a folder holding it; kg replaces the whole --out "
+                               f"folder, so it refuses: {how}")
+    for what, place in (protected or {}).items():
+        place = Path(os.path.realpath(place))
+        if _encloses(real, place) or _encloses(place, real):
+            raise UnsafeOutput(f"--out {out} is {what} ({place}), inside it or a folder holding it: {how}")
+    if out.is_symlink():
+        target = Path(os.path.realpath(out))
+        built_by_kg = target.parent == Path(os.path.realpath(out.parent)) and target.is_dir() and (
+            _is_ours(target) or re.fullmatch(rf"\.{re.escape(out.name)}\.\d{{8}}T\d{{6}}-\d+-\d+", target.name))
+        if not built_by_kg:  # (a build of a kg before the marker is known by its name; it is replaced, never removed)
+            raise UnsafeOutput(f"--out {out} is a symbolic link kg did not make (to {os.readlink(out)}): {how}")
+    elif out.is_dir():
+        if not _is_ours(out) and any(out.iterdir()):  # an empty folder holds nothing to lose
+            entries = sorted(p.name for p in out.iterdir())
+            held = f"it holds {len(entries)} entries: {', '.join(entries[:5])}{', …' if len(entries) > 5 else ''}"
+            raise UnsafeOutput(f"--out {out} is a folder kg did not make ({held}, and no {MARKER} marker); "
+                               f"kg replaces the whole --out folder, so it refuses: {how}, "
+                               f"or remove that folder yourself if it is an old report")
+    elif out.exists():
+        raise UnsafeOutput(f"--out {out} is a file, not a folder: {how}")
+
+
 @contextmanager
 def locked(out: Path):
     """One writer at a time for an output folder; a second waits for the first."""
@@ -252,26 +303,35 @@ def locked(out: Path):
         yield
 
 
-def publish(out: Path, build) -> Path:
-    """Builds into a fresh folder beside `out`, then points `out` (a symlink) at it in one atomic
-    rename. Readers see the old site or the new one, never a mix; old builds are removed."""
+def publish(out: Path, build, protected: dict[str, Path] | None = None) -> Path:
+    """Builds into a fresh folder beside `out` (marked as kg's), then points `out` (a symlink) at
+    it in one atomic rename. Readers see the old site or the new one, never a mix. Only folders
+    carrying kg's marker are ever removed: the build the link pointed at before, and builds a
+    crashed run left; `out` itself is checked first (check_out) and refused if it is not kg's."""
     out = out.absolute()
+    check_out(out, protected)
     with locked(out):
+        check_out(out, protected)  # again under the lock: another run may have changed it meanwhile
         stamp = f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
         fresh = out.parent / f".{out.name}.{stamp}"
         fresh.mkdir(parents=True)
+        (fresh / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         try:
             build(fresh)
         except BaseException:
             shutil.rmtree(fresh, ignore_errors=True)
             raise
-        if out.exists() and not out.is_symlink():
-            shutil.rmtree(out)  # a folder from before kg published through a link
+        if out.is_dir() and not out.is_symlink():
+            shutil.rmtree(out)  # a marked folder (check_out refused any other): made into the link below
         link = out.parent / f".{out.name}.link-{stamp}"
         link.symlink_to(fresh.name)
         os.replace(link, out)
         for old in out.parent.glob(f".{out.name}.*"):
-            if old.is_dir() and old != fresh and not old.name.startswith(f".{out.name}.link-"):
+            if old == fresh:
+                continue
+            if old.is_symlink() and old.name.startswith(f".{out.name}.link-"):
+                old.unlink()  # a link a crashed run made and never renamed: removing a link loses nothing
+            elif _is_ours(old):
                 shutil.rmtree(old, ignore_errors=True)
     return out
 
@@ -303,14 +363,25 @@ def write_snapshot(history: Path, snapshot: dict) -> Path:
     return path
 
 
-def read_history(history: Path) -> list[tuple[str, float]]:
-    points = []
+def read_history(history: Path) -> tuple[list[tuple[str, float]], list[str]]:
+    """The trend's points (time, class coverage rate) from the snapshots in `history`, and a line
+    for each file there that is not one: another tool's file, or one cut short. Those are skipped
+    and left as they are; kg never deletes anything in the history folder."""
+    points, foreign = [], []
     for path in sorted(history.glob("coverage-*.json")):
         try:
             snap = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a file being written by another run, or not ours
-        rate = (snap.get("class_coverage") or {}).get("rate")
+            rate = snap["class_coverage"]["rate"]
+            taken_at = snap["taken_at"]
+            if not isinstance(taken_at, str) or not (rate is None or isinstance(rate, (int, float))):
+                raise TypeError("taken_at or class_coverage.rate of the wrong type")
+            datetime.fromisoformat(taken_at)
+        except (OSError, UnicodeDecodeError) as err:
+            foreign.append(f"{path}: could not be read ({err.__class__.__name__})")
+            continue
+        except (ValueError, KeyError, TypeError) as err:
+            foreign.append(f"{path}: not a coverage snapshot kg wrote ({err.__class__.__name__}: {err})")
+            continue
         if rate is not None:
-            points.append((snap["taken_at"], rate))
-    return sorted(points)
+            points.append((taken_at, float(rate)))
+    return sorted(points), foreign
