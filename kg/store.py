@@ -2,14 +2,18 @@
 and a catalogue graph that says what each graph came from."""
 from __future__ import annotations
 
+import gc
 import os
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pyoxigraph as ox
 
+from . import layers
 from .errors import StoreBusy, StoreInterrupted
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
@@ -186,8 +190,39 @@ class Store(CatalogueStore):
                 raise
         if read_only:
             self._refuse_unrecorded()
+            if self.path != ":memory:" and self._layers_stale():
+                self._rebuild_layers_as_writer()
         else:
+            stale = self._layers_stale()
             self._drop_unrecorded()
+            if stale:
+                self._rebuild_layers_with_notice()
+
+    # ── derived layers (kg/layers.py) ──
+    def _layers_stale(self) -> bool:
+        if self.layers_current():
+            return False
+        return self.setting("layerVersion") is not None or self._has_assertions()
+
+    def _rebuild_layers_with_notice(self) -> None:
+        started = time.monotonic()
+        self.rebuild_layers()
+        self.ox.flush() if self.path != ":memory:" else None
+        sys.stderr.write(f"kg: the derived layers of {self.path} were made by another version of kg (or none): "
+                         f"rebuilt from its sources in {time.monotonic() - started:.1f} s\n")
+
+    def _rebuild_layers_as_writer(self) -> None:
+        """A reader that finds the layers out of date opens the store for writing once to rebuild them."""
+        del self.ox
+        gc.collect()  # Oxigraph releases the store's lock when the object goes
+        try:
+            writer = Store(self.path)
+        except StoreBusy:
+            raise StoreBusy(f"the store {self.path} was written by another version of kg and its derived layers "
+                            f"must be rebuilt, but another kg process holds it; try again when it has finished") from None
+        del writer
+        gc.collect()
+        self.ox = ox.Store.read_only(self.path)
 
     # ── reading ──
     def update(self, text: str) -> None:
@@ -219,11 +254,13 @@ class Store(CatalogueStore):
 
     # ── writing: every change is one transaction ──
     def replace_source(self, record: SourceRecord, ntriples: str) -> None:
-        """Puts a source's graph and its catalogue record in place, all or nothing.
+        """Puts a source's graph and its catalogue record in place, and the verdict layer with
+        them, all or nothing: the last step is one update, which Oxigraph runs as one transaction.
 
-        The triples go first into a staging graph (one transactional bulk parse), then one
-        update swaps them in and rewrites the record, so readers never see half a source."""
+        A new source's triples go in with that update (INSERT DATA), or, when large, by bulk_load
+        into its graph first; a replaced source's go into a staging graph, moved in by the update."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        insert_record = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}"
         if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
             if record.triples >= BULK_TRIPLES:
                 # bulk_load is not atomic: the graph goes in first, its record after, so a load cut
@@ -231,21 +268,37 @@ class Store(CatalogueStore):
                 # and a reader refuses to read (_refuse_unrecorded)
                 self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
                 self._bulk_loaded += record.triples
-                self.ox.load(_in_graph(record.ntriples(), CATALOGUE_GRAPH), format=ox.RdfFormat.N_QUADS)
+                self.ox.update(layers.around(insert_record, before=[record.graph]))
                 return
-            # a new source: its triples and its record in one transactional load, no staging, no MOVE
-            self.ox.load(_in_graph(ntriples, record.graph) + _in_graph(record.ntriples(), CATALOGUE_GRAPH),
-                         format=ox.RdfFormat.N_QUADS)
+            # a new source: its triples, its record and its verdicts in one update, no staging, no MOVE
+            self.ox.update(layers.around(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
+                                         + insert_record, before=[], after=[record.graph]))
             return
         staging = record.graph + STAGING_SUFFIX
         self.ox.update(f"DROP SILENT GRAPH <{staging}>")
         if ntriples:
             self.ox.load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(staging))
         move = f"MOVE SILENT GRAPH <{staging}> TO GRAPH <{record.graph}> ;" if ntriples else ""
-        self.ox.update(
-            f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n"
-            + _delete_record(record.graph)
-            + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
+        self.ox.update(layers.around(
+            f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n" + _delete_record(record.graph) + " ;\n" + insert_record,
+            before=[record.graph, staging] if ntriples else [record.graph]))
+
+    def drop_source(self, graph: str) -> bool:
+        if self.source_sha256(graph) is None:
+            return False
+        self.ox.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph), before=[graph]))
+        return True
+
+    def rebuild_layers(self) -> None:
+        """Makes every derived layer anew from the sources (a store of an older kg, or data put in
+        by hand, as the golden tests do)."""
+        self.ox.update(layers.rebuild())
+
+    def layers_current(self) -> bool:
+        return self.setting("layerVersion") == layers.version() and not self._graph_exists(layers.PENDING)
+
+    def _has_assertions(self) -> bool:
+        return self.ask("ASK { GRAPH ?g { ?a earl:result ?r } }")
 
     def _graph_exists(self, graph: str) -> bool:
         return self.ox.contains_named_graph(ox.NamedNode(graph))
@@ -283,8 +336,9 @@ class Store(CatalogueStore):
         bulk-loaded graph whose record was never written). Every graph kg writes has a record."""
         recorded = {g.value for (g,) in self.select(
             f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g kg:sha256 ?sha }} }}")}
+        derived = layers.graphs()
         return [g for g in self.ox.named_graphs() if isinstance(g, ox.NamedNode)
-                and g.value != CATALOGUE_GRAPH and g.value not in recorded]
+                and g.value != CATALOGUE_GRAPH and g.value not in recorded and g.value not in derived]
 
     def _drop_unrecorded(self) -> None:
         for g in self._unrecorded():

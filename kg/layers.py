@@ -1,0 +1,132 @@
+"""Derived layers: rules kept once, in SPARQL Update files under queries/layers/, whose results
+live in the store beside the sources, so that catalogue queries read them instead of re-deriving
+them.
+
+A layer file has a `#+` header (summary, graph: the derived graph it writes) and two steps, each
+opened by a `#+ step: NAME` line:
+
+- mark: runs before a change, while the changed sources' old triples are still in place, and
+  notes in the pending graph the keys they touch; kg flags the changed sources there first
+  (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
+- derive: runs after the change and recomputes the marked keys.
+
+The whole file, run as it is after flagging every source, rebuilds the layer. kg composes one
+update per write — flag, mark, the change, derive, clear the pending graph — which Oxigraph runs
+as one transaction, so a source and the verdicts made of it are never seen apart."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from . import paths
+from .terms import CATALOGUE_GRAPH, KG
+
+PENDING = "urn:kg:layer:pending"
+LAYER_PREFIX = "urn:kg:layer:"
+_STEP = re.compile(r"^#\+ step:\s*(\w+)\s*$", re.MULTILINE)
+
+
+class LayerError(Exception):
+    """A layer file that does not have the shape described above."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    path: Path
+    summary: str
+    graph: str  # the derived graph the layer writes
+    prologue: str  # its PREFIX lines: Oxigraph takes them only at the start of an update, so kg puts them there
+    mark: str
+    derive: str
+    sha256: str
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+
+def parse(path: Path) -> Layer:
+    text = path.read_text(encoding="utf-8")
+    header = yaml.safe_load("\n".join(line[3:] for line in text.splitlines() if line.startswith("#+ ")
+                                      and not _STEP.match(line))) or {}
+    parts = _STEP.split(text)
+    # parts: [prologue, name1, body1, name2, body2, ...]; the prologue holds the PREFIX lines
+    prologue = "\n".join(line for line in parts[0].splitlines() if line.upper().startswith("PREFIX"))
+    steps = {parts[i]: parts[i + 1].strip().rstrip(";").strip() for i in range(1, len(parts), 2)}
+    if set(steps) != {"mark", "derive"} or not header.get("graph") or not header.get("summary"):
+        raise LayerError(f"{path}: a layer needs a '#+ summary:', a '#+ graph:' and the steps "
+                         f"'#+ step: mark' and '#+ step: derive' (found steps {sorted(steps)})")
+    if not str(header["graph"]).startswith(LAYER_PREFIX):
+        raise LayerError(f"{path}: a layer's graph is named under {LAYER_PREFIX}")
+    return Layer(name=path.stem, path=path, summary=header["summary"], graph=header["graph"],
+                 prologue=prologue, mark=steps["mark"], derive=steps["derive"],
+                 sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+@functools.lru_cache(maxsize=4)
+def _load(root: Path) -> tuple[Layer, ...]:
+    return tuple(parse(p) for p in sorted((root / "layers").glob("*.ru")))
+
+
+def load() -> tuple[Layer, ...]:
+    return _load(paths.queries())
+
+
+def version() -> str:
+    """One digest of every layer's rules: a store whose layers were made by other rules rebuilds them."""
+    return hashlib.sha256(" ".join(f"{l.name}:{l.sha256}" for l in load()).encode()).hexdigest()[:16]
+
+
+def graphs() -> set[str]:
+    """Every graph kg writes that no source record names: the layers and their scratch graphs."""
+    return {layer.graph for layer in load()}
+
+
+def _compose(ops: list[str]) -> str:
+    prologue = "\n".join(dict.fromkeys(line for layer in load() for line in layer.prologue.splitlines()))
+    return prologue + "\n" + " ;\n".join(op for op in ops if op.strip())
+
+
+def _flag(graphs: list[str]) -> str:
+    lines = " ".join(f"<{g}> a <{KG}ChangedSource> ." for g in graphs)
+    return f"INSERT DATA {{ GRAPH <{PENDING}> {{ {lines} }} }}"
+
+
+def _set_version() -> str:
+    node, prop = f"<{CATALOGUE_GRAPH}>", f"<{KG}layerVersion>"
+    return (f"DELETE WHERE {{ GRAPH {node} {{ {node} {prop} ?v }} }} ;\n"
+            f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} \"{version()}\" }} }}")
+
+
+def around(change: str, before: list[str], after: list[str] | None = None) -> str:
+    """One update: the change (SPARQL Update text), with every layer kept current for the sources
+    it touches. `before`: source graphs whose triples the change removes or replaces (marked while
+    still there); `after`: graphs whose new triples are only there once the change has run."""
+    layers = load()
+    if not layers:
+        return change
+    ops = []
+    if before:
+        ops += [_flag(before)] + [layer.mark for layer in layers]
+    ops.append(change)
+    if after:
+        ops += [_flag(after)] + [layer.mark for layer in layers]
+    ops += [layer.derive for layer in layers] + [f"DROP SILENT GRAPH <{PENDING}>", _set_version()]
+    return _compose(ops)
+
+
+def rebuild() -> str:
+    """One update that makes every layer anew from every source in the store."""
+    ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())] + [f"DROP SILENT GRAPH <{PENDING}>"]
+    ops.append(f"INSERT {{ GRAPH <{PENDING}> {{ ?g a <{KG}ChangedSource> }} }} "
+               f"WHERE {{ SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} }}")
+    layers = load()
+    ops += [layer.mark for layer in layers] + [layer.derive for layer in layers]
+    ops += [f"DROP SILENT GRAPH <{PENDING}>", _set_version()]
+    return _compose(ops)
