@@ -61,7 +61,9 @@ def _open(store_path, read_only=False):
     if endpoint_url:
         from .remote import Endpoint, RemoteError, RemoteStore
         try:
-            return RemoteStore(Endpoint.resolve(endpoint_url))
+            store = RemoteStore(Endpoint.resolve(endpoint_url))
+            store.ensure_layers()
+            return store
         except RemoteError as err:
             raise click.ClickException(str(err)) from None
     path = resolve_store_path(store_path)
@@ -182,8 +184,9 @@ def stats(fmt, warnings, store_path):
     """
     store = _open(store_path, read_only=True)
     sources = store.sources()
+    derived = store.derived()
     if fmt == "json":
-        click.echo(json.dumps({"store": store.path, "quads": len(store), "sources": [
+        click.echo(json.dumps({"store": store.path, "quads": len(store), "derived": derived, "sources": [
             {"path": s.path, "graph": s.graph, "kind": s.kind, "sha256": s.sha256, "pins": s.pins,
              "triples": s.triples, "loaded_at": s.loaded_at, "loader": s.loader,
              "warnings": [{k: v for k, v in w.items() if v is not None} for w in s.warnings]}
@@ -200,6 +203,10 @@ def stats(fmt, warnings, store_path):
     data = [s for s in sources if s.kind != "vocabulary"]
     click.echo(f"\n{len(data)} source(s), {sum(s.triples for s in data)} triples "
                f"(+{len(sources) - len(data)} vocabularies); {len(store)} quads in {store.path}")
+    for layer in derived:  # not sources: made from them by the rules in queries/layers/
+        state = "" if layer["current"] else " (out of date: rebuilt when the store is next opened for writing)"
+        click.echo(f"derived: {layer['name']} — {layer['nodes']} nodes, {layer['triples']} triples in "
+                   f"{layer['graph']}, from {_short(layer['rules'])}{state}")
     if warnings:
         for s in sources:
             if s.warnings:

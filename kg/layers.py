@@ -84,8 +84,9 @@ def version() -> str:
 
 
 def graphs() -> set[str]:
-    """Every graph kg writes that no source record names: the layers and their scratch graphs."""
-    return {layer.graph for layer in load()}
+    """Every graph kg writes that no source record names: the layers, and the scratch graph of a
+    write's marks (never left behind by the embedded store, whose writes are one transaction)."""
+    return {layer.graph for layer in load()} | {PENDING}
 
 
 def _compose(ops: list[str]) -> str:
@@ -102,6 +103,12 @@ def _set_version() -> str:
     node, prop = f"<{CATALOGUE_GRAPH}>", f"<{KG}layerVersion>"
     return (f"DELETE WHERE {{ GRAPH {node} {{ {node} {prop} ?v }} }} ;\n"
             f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} \"{version()}\" }} }}")
+
+
+def marking(graphs: list[str]) -> str:
+    """The first half of a write that cannot be one transaction (a remote server): mark what the
+    graphs' present triples touch; `around(change, before=[])` later derives the marks."""
+    return _compose([_flag(graphs)] + [layer.mark for layer in load()])
 
 
 def around(change: str, before: list[str], after: list[str] | None = None) -> str:
@@ -123,7 +130,7 @@ def around(change: str, before: list[str], after: list[str] | None = None) -> st
 
 def rebuild() -> str:
     """One update that makes every layer anew from every source in the store."""
-    ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())] + [f"DROP SILENT GRAPH <{PENDING}>"]
+    ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())]
     ops.append(f"INSERT {{ GRAPH <{PENDING}> {{ ?g a <{KG}ChangedSource> }} }} "
                f"WHERE {{ SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} }}")
     layers = load()

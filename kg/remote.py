@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 
 import pyoxigraph as ox
 
+from . import layers
 from .catalogue import literal_value
 from .errors import StoreUnavailable
 from .store import SPARQL_PREFIXES, CatalogueStore, SourceRecord, _delete_record, bind_values
@@ -216,13 +217,20 @@ class RemoteStore(CatalogueStore):
                               f"but the graph is empty — the server dropped the body")
 
     def replace_source(self, record: SourceRecord, ntriples: str) -> None:
+        """The graph goes up whole (Graph Store Protocol), then one update claims it in the catalogue
+        and brings the derived layers up to date. A server runs no two requests as one transaction,
+        so the keys the old graph touched are marked first, in a pending graph that stays until the
+        last update has derived them: a write cut short in between is finished by the next one."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if self.source_sha256(record.graph) is not None:
+            self.update(layers.marking([record.graph]))
         if ntriples:
             self.put_graph(record.graph, ntriples)
         else:
             self.update(f"DROP SILENT GRAPH <{record.graph}>")
         # only now, with the graph stored, does the catalogue claim the load
-        self.update(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}")
+        self.update(layers.around(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n"
+                                  f"{record.ntriples()}}} }}", before=[], after=[record.graph]))
 
     def reset(self) -> None:
         """Drops kg's graphs — every source the catalogue lists (vocabularies included) and the
@@ -230,7 +238,7 @@ class RemoteStore(CatalogueStore):
         graphs among them). Not DROP ALL, which Virtuoso 7 answers with success and ignores."""
         graphs = [row[0].value for row in self.select(
             f"SELECT DISTINCT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g a kg:Source }} }}")]
-        for graph in graphs + [CATALOGUE_GRAPH]:
+        for graph in graphs + sorted(layers.graphs()) + [CATALOGUE_GRAPH]:
             self.update(f"DROP SILENT GRAPH <{graph}>")
         if self.ask(f"ASK {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o }} }}"):
             raise RemoteError(f"reset at {self.endpoint.update}: the catalogue graph is still there after DROP GRAPH")

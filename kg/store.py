@@ -131,6 +131,19 @@ class CatalogueStore:
                 "shape": shape.value if shape else None, "value": str(value) if value else None})
         return out
 
+    def derived(self) -> list[dict]:
+        """The derived layers: each one's name, graph, rule file, nodes and triples, and whether it
+        was made with the rules kg has now."""
+        current = self.setting("layerVersion") == layers.version()
+        found = []
+        for layer in layers.load():
+            rows = self.select(f"SELECT (COUNT(*) AS ?triples) (COUNT(DISTINCT ?s) AS ?nodes) "
+                               f"WHERE {{ GRAPH <{layer.graph}> {{ ?s ?p ?o }} }}")
+            triples, nodes = (int(v.value) if v is not None else 0 for v in rows[0])
+            found.append({"name": layer.name, "graph": layer.graph, "rules": str(layer.path),
+                          "nodes": nodes, "triples": triples, "current": current})
+        return found
+
     def setting(self, name: str) -> str | None:
         """A store-wide value kg keeps on the catalogue graph's own node (kg:mintingBase, ...)."""
         rows = self.select(f"SELECT ?v WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> kg:{name} ?v }} }}")
@@ -161,11 +174,40 @@ class CatalogueStore:
     def drop_source(self, graph: str) -> bool:
         if self.source_sha256(graph) is None:
             return False
-        self.update(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph))
+        self.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph), before=[graph]))
         return True
 
     def flush(self) -> None:
         pass
+
+    # ── derived layers (kg/layers.py) ──
+    def rebuild_layers(self) -> None:
+        """Makes every derived layer anew from the sources (a store of an older kg, or data put in
+        by hand, as the golden tests do)."""
+        self.update(layers.rebuild())
+
+    def layers_current(self) -> bool:
+        return (self.setting("layerVersion") == layers.version()
+                and not self.ask(f"ASK {{ GRAPH <{layers.PENDING}> {{ ?s ?p ?o }} }}"))
+
+    def _has_assertions(self) -> bool:
+        return self.ask("ASK { GRAPH ?g { ?a earl:result ?r } }")
+
+    def _layers_stale(self) -> bool:
+        if self.layers_current():
+            return False
+        return self.setting("layerVersion") is not None or self._has_assertions()
+
+    def ensure_layers(self) -> bool:
+        """Rebuilds the derived layers when they were made with other rules (or a write was cut short
+        between its steps, which only a remote store can show); True when it did, with a notice."""
+        if not self._layers_stale():
+            return False
+        started = time.monotonic()
+        self.rebuild_layers()
+        sys.stderr.write(f"kg: the derived layers of {self.path} were made by another version of kg (or none): "
+                         f"rebuilt from its sources in {time.monotonic() - started:.1f} s\n")
+        return True
 
 
 class Store(CatalogueStore):
@@ -193,23 +235,8 @@ class Store(CatalogueStore):
             if self.path != ":memory:" and self._layers_stale():
                 self._rebuild_layers_as_writer()
         else:
-            stale = self._layers_stale()
             self._drop_unrecorded()
-            if stale:
-                self._rebuild_layers_with_notice()
-
-    # ── derived layers (kg/layers.py) ──
-    def _layers_stale(self) -> bool:
-        if self.layers_current():
-            return False
-        return self.setting("layerVersion") is not None or self._has_assertions()
-
-    def _rebuild_layers_with_notice(self) -> None:
-        started = time.monotonic()
-        self.rebuild_layers()
-        self.ox.flush() if self.path != ":memory:" else None
-        sys.stderr.write(f"kg: the derived layers of {self.path} were made by another version of kg (or none): "
-                         f"rebuilt from its sources in {time.monotonic() - started:.1f} s\n")
+            self.ensure_layers()
 
     def _rebuild_layers_as_writer(self) -> None:
         """A reader that finds the layers out of date opens the store for writing once to rebuild them."""
@@ -282,23 +309,6 @@ class Store(CatalogueStore):
         self.ox.update(layers.around(
             f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n" + _delete_record(record.graph) + " ;\n" + insert_record,
             before=[record.graph, staging] if ntriples else [record.graph]))
-
-    def drop_source(self, graph: str) -> bool:
-        if self.source_sha256(graph) is None:
-            return False
-        self.ox.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph), before=[graph]))
-        return True
-
-    def rebuild_layers(self) -> None:
-        """Makes every derived layer anew from the sources (a store of an older kg, or data put in
-        by hand, as the golden tests do)."""
-        self.ox.update(layers.rebuild())
-
-    def layers_current(self) -> bool:
-        return self.setting("layerVersion") == layers.version() and not self._graph_exists(layers.PENDING)
-
-    def _has_assertions(self) -> bool:
-        return self.ask("ASK { GRAPH ?g { ?a earl:result ?r } }")
 
     def _graph_exists(self, graph: str) -> bool:
         return self.ox.contains_named_graph(ox.NamedNode(graph))

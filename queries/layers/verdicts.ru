@@ -22,42 +22,54 @@ PREFIX apeval: <https://agenticprimitives.dev/ns/evaluation#>
 PREFIX kg: <https://kg.example/ns#>
 
 #+ step: mark
-# The keys the changed sources touch, as their triples stand now: kg runs this step before a change
-# (the old triples) and, where the new triples are not yet in a staging graph, after it (the new ones).
-# Updates see no union default graph, so every pattern names its graph (any graph).
-INSERT { GRAPH <urn:kg:layer:pending> { [] kg:system ?system ; kg:case ?case ; kg:grader ?grader } }
+# The (case, system) pairs the changed sources' assertions touch, as their triples stand now: kg runs
+# this step before a change (the old triples) and, where the new triples are not in a staging graph,
+# after it. Updates see no union default graph, so every pattern names its graph (any graph).
+INSERT { GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system } }
 WHERE {
-  SELECT DISTINCT ?system ?case ?grader WHERE {
+  SELECT DISTINCT ?case ?system WHERE {
     GRAPH <urn:kg:layer:pending> { ?changed a kg:ChangedSource }
-    { GRAPH ?changed { ?assertion earl:result|earl:subject|earl:test|earl:assertedBy|apeval:trialIndex|apeval:graderKind|apeval:supersedes ?value } }
-    UNION
-    { GRAPH ?changed { ?result earl:outcome|apeval:failureCause ?value } GRAPH ?results { ?assertion earl:result ?result } }
-    UNION
-    { GRAPH ?changed { ?newer apeval:supersedes ?assertion } }
-    GRAPH ?subjects { ?assertion earl:subject ?system }
+    { SELECT DISTINCT ?changed ?assertion WHERE {
+        GRAPH <urn:kg:layer:pending> { ?changed a kg:ChangedSource }
+        # an assertion any of whose own triples, or its result's, the source states
+        { GRAPH ?changed { ?assertion earl:test ?value } }
+        UNION { GRAPH ?changed { ?assertion earl:subject ?value } }
+        UNION { GRAPH ?changed { ?assertion earl:assertedBy ?value } }
+        UNION { GRAPH ?changed { ?assertion earl:result ?value } }
+        UNION { GRAPH ?changed { ?assertion apeval:trialIndex ?value } }
+        UNION { GRAPH ?changed { ?assertion apeval:graderKind ?value } }
+        UNION { GRAPH ?changed { ?result earl:outcome ?value } GRAPH ?results { ?assertion earl:result ?result } }
+        UNION { GRAPH ?changed { ?result apeval:failureCause ?value } GRAPH ?results { ?assertion earl:result ?result } }
+        # and an assertion it supersedes, whose verdict changes with it
+        UNION { GRAPH ?changed { ?newer apeval:supersedes ?assertion } } } }
     GRAPH ?tests { ?assertion earl:test ?case }
-    GRAPH ?graders { ?assertion earl:assertedBy ?grader }
+    GRAPH ?subjects { ?assertion earl:subject ?system }
   }
 } ;
 
 #+ step: derive
-# 1. The marked keys' verdicts go; the ones that still have current assertions come back below.
-DELETE { GRAPH <urn:kg:layer:verdicts> { ?verdict ?property ?value } }
+# 1. The touched pairs' verdicts go, with the classes of their assertions; the ones that still have
+#    current assertions come back below.
+DELETE { GRAPH <urn:kg:layer:verdicts> { ?verdict ?property ?value . ?assertion kg:class ?class } }
 WHERE {
-  { SELECT DISTINCT ?system ?case ?grader
-    WHERE { GRAPH <urn:kg:layer:pending> { ?mark kg:system ?system ; kg:case ?case ; kg:grader ?grader } } }
-  GRAPH <urn:kg:layer:verdicts> { ?verdict kg:system ?system ; kg:case ?case ; kg:grader ?grader ; ?property ?value }
+  GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; ?property ?value }
+  OPTIONAL { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:assertion ?assertion . ?assertion kg:class ?class } }
 } ;
 
-# 2. Each current assertion of a marked key, with its trial, grader kind and the class of its outcome.
-INSERT { GRAPH <urn:kg:layer:classified> {
-  ?assertion kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ;
-             kg:graderKind ?grader_kind ; kg:status ?status } }
+# 2. Each current assertion of a touched pair - one no assertion names with apeval:supersedes - with its
+#    trial (apeval:trialIndex, 0 when absent), grader kind (apeval:graderKind, "undeclared" when absent)
+#    and the class of its outcome, joins the verdict of its system, case, trial, grader and kind. The
+#    verdict is named by a digest of those five, so the same verdict is made however it is reached;
+#    a system, case or grader that is a blank node has no name to digest and makes no verdict.
+INSERT { GRAPH <urn:kg:layer:verdicts> {
+  ?verdict a kg:Verdict ; kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ;
+           kg:graderKind ?grader_kind ; kg:assertion ?assertion .
+  ?assertion kg:class ?class } }
 WHERE {
-  { SELECT DISTINCT ?system ?case ?grader
-    WHERE { GRAPH <urn:kg:layer:pending> { ?mark kg:system ?system ; kg:case ?case ; kg:grader ?grader } } }
-  GRAPH ?subjects { ?assertion earl:subject ?system }
+  { SELECT DISTINCT ?case ?system WHERE { GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system } } }
   GRAPH ?tests { ?assertion earl:test ?case }
+  GRAPH ?subjects { ?assertion earl:subject ?system }
   GRAPH ?graders { ?assertion earl:assertedBy ?grader }
   GRAPH ?results { ?assertion earl:result ?result }
   GRAPH ?outcomes { ?result earl:outcome ?outcome }
@@ -75,29 +87,19 @@ WHERE {
           IF(?cause = apeval:fc-grader, "grader",
           IF(?cause = apeval:fc-environment, "environment", "unexplained")))),
        IF(?outcome = earl:inapplicable, "inapplicable",
-       IF(?outcome = earl:untested, "untested", "other"))))) AS ?status)
+       IF(?outcome = earl:untested, "untested", "other"))))) AS ?class)
+  BIND(IRI(CONCAT("urn:kg:verdict:", SHA1(CONCAT(STR(?system), " ", STR(?case), " ", STR(?grader), " ",
+       STR(?trial), "^^", STR(DATATYPE(?trial)), " ", STR(?grader_kind))))) AS ?verdict)
 } ;
 
-# 3. One verdict per key, trial and kind: the class its assertions agree on, or conflicting.
-INSERT { GRAPH <urn:kg:layer:verdicts> {
-  _:verdict a kg:Verdict ; kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ;
-            kg:graderKind ?grader_kind ; kg:status ?status } }
+# 3. A verdict's status: the class its assertions agree on, or conflicting when they disagree.
+INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:status ?status } }
 WHERE {
-  SELECT ?system ?case ?grader ?trial ?grader_kind
-         (IF(COUNT(DISTINCT ?class) > 1, "conflicting", SAMPLE(?class)) AS ?status)
-  WHERE { GRAPH <urn:kg:layer:classified> {
-    ?assertion kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ;
-               kg:graderKind ?grader_kind ; kg:status ?class } }
-  GROUP BY ?system ?case ?grader ?trial ?grader_kind
-} ;
-
-# 4. Each verdict names the assertions it came from.
-INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:assertion ?assertion } }
-WHERE {
-  GRAPH <urn:kg:layer:classified> {
-    ?assertion kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ; kg:graderKind ?grader_kind }
-  GRAPH <urn:kg:layer:verdicts> {
-    ?verdict kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:trial ?trial ; kg:graderKind ?grader_kind }
-} ;
-
-DROP SILENT GRAPH <urn:kg:layer:classified>
+  SELECT ?verdict (IF(COUNT(DISTINCT ?class) > 1, "conflicting", SAMPLE(?class)) AS ?status)
+  WHERE {
+    GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
+    GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:assertion ?assertion .
+                                    ?assertion kg:class ?class }
+  }
+  GROUP BY ?verdict
+}
