@@ -92,14 +92,16 @@ WHERE {
        STR(?trial), "^^", STR(DATATYPE(?trial)), " ", STR(?grader_kind))))) AS ?verdict)
 } ;
 
-# 3. A verdict's status: the class its assertions agree on, or conflicting when they disagree.
+# 3. A verdict's status: the class its assertions agree on, or conflicting when they disagree. (The
+#    IF is outside the grouping: Virtuoso 7 cannot compile an IF applied to an aggregate.)
 INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:status ?status } }
 WHERE {
-  SELECT ?verdict (IF(COUNT(DISTINCT ?class) > 1, "conflicting", SAMPLE(?class)) AS ?status)
-  WHERE {
-    GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
-    GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:assertion ?assertion .
-                                    ?assertion kg:class ?class }
-  }
-  GROUP BY ?verdict
+  { SELECT ?verdict (COUNT(DISTINCT ?class) AS ?classes) (SAMPLE(?class) AS ?one_class)
+    WHERE {
+      GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
+      GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:assertion ?assertion .
+                                      ?assertion kg:class ?class }
+    }
+    GROUP BY ?verdict }
+  BIND(IF(?classes > 1, "conflicting", ?one_class) AS ?status)
 }
