@@ -35,19 +35,15 @@ _IF_AGGREGATE = ("SQ156", "Internal Optimized compiler error 'Bad dfe in sqlo_pl
                           "applied to an aggregate in a SELECT expression, e.g. (IF(COUNT(DISTINCT ?v) > 1, ...))")
 _EXISTS_LOGIC = ("SQ074", "SQL compile error: EXISTS combined with && or || inside a BIND/IF expression "
                           "(the same test in FILTER compiles)")
-_HANGS = ("no answer within the timeout", "no answer in time to an OPTIONAL filtered on an outer variable + a "
-                                          "date comparison BIND + VALUES + a FILTER with || over both (the form "
-                                          "with EXISTS inside BIND(IF()) deadlocked the server)")
 REFUSED = {
-    "data-quality": _IF_AGGREGATE, "grader-agreement": _IF_AGGREGATE, "graduation": _IF_AGGREGATE,
-    "graduation-runs": _IF_AGGREGATE, "judge-kind-metrics": _IF_AGGREGATE, "pass-at-k": _IF_AGGREGATE,
-    "profile-results": _IF_AGGREGATE, "selection-charges": _IF_AGGREGATE, "selection-outcomes": _IF_AGGREGATE,
-    "verdicts": _IF_AGGREGATE,
-    "experiment-plans": _EXISTS_LOGIC, "new-wrong-answers": _EXISTS_LOGIC, "variant-comparison": _EXISTS_LOGIC,
-    "situation-check": _EXISTS_LOGIC, "wrong-description-cases": _EXISTS_LOGIC,
-    "wrong-description-reach": _EXISTS_LOGIC,
-    "preregistration": _HANGS,
+    "data-quality": _IF_AGGREGATE, "selection-charges": _IF_AGGREGATE,
+    "selection-outcomes": _IF_AGGREGATE,
+    "experiment-plans": _EXISTS_LOGIC, "variant-comparison": _EXISTS_LOGIC, "situation-check": _EXISTS_LOGIC,
+    "wrong-description-cases": _EXISTS_LOGIC, "wrong-description-reach": _EXISTS_LOGIC,
 }
+# Queries Virtuoso answers right on some runs and hangs on in others (its plan depends on what it
+# samples): a hang is a loud failure kg reports, never a number, so the test takes either
+SOMETIMES_HANGS = {"preregistration"}
 CATALOGUE = catalogue.load()  # once: parsing the catalogue takes seconds
 QUERIES = sorted(CATALOGUE)
 
@@ -103,6 +99,18 @@ def test_the_examples_load_with_every_source_listed(remote, embedded):
     assert {s.path: s.triples for s in remote.sources()} == {s.path: s.triples for s in embedded.sources()}
 
 
+def test_the_verdict_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded):
+    # the layer is kept by SPARQL Update on the server itself (queries/layers/verdicts.ru), not
+    # uploaded from the embedded store: the two must hold the same verdicts
+    layer = """PREFIX kg: <https://kg.example/ns#>
+        SELECT ?system ?case ?trial ?grader ?kind ?status WHERE { ?v a kg:Verdict ; kg:system ?system ;
+          kg:case ?case ; kg:trial ?trial ; kg:grader ?grader ; kg:graderKind ?kind ; kg:status ?status }"""
+    on_virtuoso, embedded_rows = set(remote.select_values(layer)[1]), set(embedded.select_values(layer)[1])
+    assert len(embedded_rows) == 616  # the example estate's verdicts (kg query verdicts lists them)
+    assert on_virtuoso == embedded_rows
+    assert remote.layers_current()
+
+
 @pytest.mark.parametrize("name", QUERIES)
 def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server):
     query = CATALOGUE[name]
@@ -110,20 +118,8 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
     if name in REFUSED:
         code, why = REFUSED[name]
         try:
-            if REFUSED[name] is _HANGS:
-                # a hang depends on the machine: an answer in time is held to the embedded rows
-                try:
-                    answered = typed(catalogue.run(query, remote, params).rows)
-                except RemoteError as err:
-                    assert code in str(err)
-                else:
-                    expected = typed(catalogue.run(query, embedded, params).rows)
-                    assert answered == expected, f"{name}: Virtuoso gives other rows — {difference(expected, answered)}"
-                    warnings.warn(f"{name}: Virtuoso answered in time, and right, this time")
-                    return
-            else:
-                with pytest.raises(RemoteError, match=code):
-                    catalogue.run(query, remote, params)
+            with pytest.raises(RemoteError, match=code):
+                catalogue.run(query, remote, params)
         finally:
             if not server.answers():  # a query that wedged the server must not fail the ones after it
                 server.restart()
@@ -137,7 +133,15 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
         # plan by what it samples and how long it may search, so one query can be wrong on one machine
         # and right on another (coverage-summary: wrong on every run here, right once in CI). An engine
         # that is right only sometimes stays unsupported.
-        variables, rows = remote.select_values(query.bound_text(params))
+        # (and a query Virtuoso hangs on may answer in time on a faster machine: whatever it does, kg
+        # has refused it above; the raw text's fate is only reported)
+        try:
+            variables, rows = remote.select_values(query.bound_text(params))
+        except RemoteError as err:
+            if not server.answers():
+                server.restart()
+            warnings.warn(f"{name}: Virtuoso still fails on the raw text: {str(err)[:200]}")
+            return
         answered = typed(catalogue.finish(query, [dict(zip(variables, r)) for r in rows], params).rows)
         if answered == typed(catalogue.run(query, embedded, params).rows):
             warnings.warn(f"{name}: Virtuoso gave the right rows this time; if it does on every machine, "
@@ -149,6 +153,8 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
     except RemoteError as err:
         if not server.answers():
             server.restart()
+        if name in SOMETIMES_HANGS and "no answer within the timeout" in str(err):
+            pytest.xfail(f"Virtuoso gave no answer to {name} in {QUERY_TIMEOUT} s this time")
         pytest.fail(f"{name}: Virtuoso failed: {err}"[:3000])
     assert actual == expected, f"{name}: Virtuoso gives other rows — {difference(expected, actual)}"
 
@@ -173,9 +179,12 @@ def test_cli_against_virtuoso_prints_what_the_embedded_store_prints(server, remo
     on_server = run_kg("query", "cases", "--format", "json", env=env)
     local = run_kg("query", "cases", "--format", "json", "--store", local_store)
     assert on_server.returncode == 0 and json.loads(on_server.stdout) == json.loads(local.stdout)
-    refused = run_kg("query", "pass-at-k", "-p", "k=2", env=env)
+    refused = run_kg("query", "selection-outcomes", env=env)
     assert refused.returncode == 1 and refused.stdout == ""
     assert "HTTP 500" in refused.stderr and "SQ156" in refused.stderr and "Traceback" not in refused.stderr
+    unsupported = run_kg("query", "pass-at-k", "-p", "k=2", env=env)  # Virtuoso would answer it wrongly
+    assert unsupported.returncode == 1 and unsupported.stdout == ""
+    assert "is not run on virtuoso" in unsupported.stderr and "Traceback" not in unsupported.stderr
 
 
 # ── the row cap and partial answers ──
