@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -43,6 +44,7 @@ class Site:
         self._results: dict[tuple, catalogue.Result] = {}
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
+        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
 
     def query(self, name: str, **params) -> catalogue.Result:
         key = (name, tuple(sorted(params.items())))
@@ -79,16 +81,29 @@ class Site:
         return "" if iri is None else shorten(str(iri), self.prefixes)
 
     def chart(self, name: str, draw, alt: str, root: str = "") -> Markup:
-        """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text."""
+        """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text.
+        A chart that cannot be drawn does not fail the report: the page says so in its place, with
+        the figures of the alt text, and a warning goes to stderr."""
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
-        fig = draw(plt)
         path = self.out / "charts" / f"{name}.svg"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="svg", metadata={"Date": None})
-        plt.close(fig)
+        before = set(plt.get_fignums())
+        try:
+            fig = draw(plt)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, format="svg", metadata={"Date": None})
+        except Exception as err:  # noqa: BLE001 - any drawing fault becomes a note on the page
+            reason = f"{type(err).__name__}: {err}".strip()
+            self.undrawn[name] = reason
+            path.unlink(missing_ok=True)  # no half-written file for the page to point at
+            print(f"kg report: warning: chart {name} not drawn: {reason}", file=sys.stderr)
+            return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
+                          f'{escape(reason)}. {escape(alt)}</p>')
+        finally:
+            for number in set(plt.get_fignums()) - before:
+                plt.close(number)
         self.charts[name] = alt
         return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
 
