@@ -61,9 +61,11 @@ class Site:
                 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
                 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
                 PREFIX dcterms: <http://purl.org/dc/terms/>
+                PREFIX doap: <http://usefulinc.com/ns/doap#>
                 SELECT ?s ?label ?rank WHERE {
                   { ?s skos:prefLabel ?label BIND(1 AS ?rank) } UNION { ?s rdfs:label ?label BIND(2 AS ?rank) }
                   UNION { ?s dcterms:identifier ?label BIND(3 AS ?rank) }
+                  UNION { ?s doap:name ?label BIND(4 AS ?rank) }
                   FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""")
             best: dict[str, tuple] = {}
             for s, label, rank in rows:
