@@ -9,6 +9,7 @@ swapped in with one atomic rename of a symlink, under a lock, so a cron job and 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -198,7 +199,14 @@ def num(value) -> str:
 
 
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(paths.reports())),
+    """One environment per templates folder, so its compiled templates are kept between renders
+    (a template edited since is recompiled: jinja checks each file's time before reusing it)."""
+    return _environment(str(paths.reports()))
+
+
+@functools.lru_cache(maxsize=4)
+def _environment(folder: str) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))
