@@ -46,6 +46,8 @@ class Site:
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
         self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
+        self.case_pages = False  # whether this render writes a page per case (render_site sets it)
+        self._cases_with_pages: set[str] | None = None
 
     def query(self, name: str, **params) -> catalogue.Result:
         key = (name, tuple(sorted(params.items())))
@@ -74,6 +76,16 @@ class Site:
                     best[s] = (rank, label)
             self._labels = {s: label for s, (rank, label) in best.items()}
         return self._labels
+
+    def has_case_page(self, iri: str | None) -> bool:
+        """Whether cases/<slug>.html is written for this case: a page per case is written for each
+        row of the `cases` query, so a case only other data names (a verdict on a test no loaded
+        set describes) is shown without a link rather than with a link to nothing."""
+        if not self.case_pages or iri is None:
+            return False
+        if self._cases_with_pages is None:
+            self._cases_with_pages = {row["case"] for row in self.query("cases").rows}
+        return iri in self._cases_with_pages
 
     def label(self, iri: str | None) -> str:
         if iri is None:
@@ -219,6 +231,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     reports/per-case/case.html exists and the case pages are asked for, and a page per query used."""
     env = environment()
     site = Site(backend, out, prefixes, params)
+    site.case_pages = pages is None and (paths.reports() / "per-case" / "case.html").exists()
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.params.get("k", 3), **(extra or {}))
@@ -228,7 +241,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     for name in names:
         template = env.get_template(f"pages/{name}.html")
         written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
-    if pages is None and (paths.reports() / "per-case" / "case.html").exists():
+    if site.case_pages:
         template = env.get_template("per-case/case.html")
         cases = site.query("cases").rows
         verdicts: dict[str, list] = {}
