@@ -19,6 +19,8 @@ the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigrap
 `substitutions` would need every parameter projected and does not reach sub-selects.)"""
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -221,8 +223,13 @@ def literal_value(lexical: str, datatype: str | None) -> Any:
 def parse_file(path: Path, deep: bool = True) -> NamedQuery:
     """A query file, its header checked. deep=True also parses the SPARQL with rdflib to check the
     projection against the declared columns — seconds for the whole catalogue, so commands skip it
-    and the test suite runs it on every shipped query."""
-    text = path.read_text(encoding="utf-8")
+    and the test suite runs it on every shipped query. Parsed once per text: the same file read
+    again (each report render, each coverage snapshot loads the catalogue) is not parsed again."""
+    return copy.deepcopy(_parse(path, path.read_text(encoding="utf-8"), deep))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
     header_lines = []
     for line in text.splitlines():
         if line.startswith("#+"):

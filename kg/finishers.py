@@ -69,15 +69,26 @@ def wilson_high(successes, trials):
     return _wilson(successes, trials)[1]
 
 
+def _around(value: float, low: float, high: float, floor: float = 0.0, ceiling: float = 1.0):
+    """An interval's bounds clipped to [floor, ceiling] and to the side of the value they bound.
+    The true bounds are always on their side, but computed in floating point a bound can land a
+    hair on the wrong one: Wilson's upper bound for 98 of 98 comes out 0.9999999999999998, below
+    pass@1 = 1.0, which a chart reads as a negative error bar. The value is the one the query shows
+    (computed exactly, then rounded once), so a bound never crosses what is printed beside it."""
+    return min(max(low, floor), value), max(min(high, ceiling), value)
+
+
 def _wilson(successes, trials):
-    """Wilson score interval at 95% (Wilson 1927), for a binomial proportion."""
+    """Wilson score interval at 95% (Wilson 1927), for a binomial proportion; bounds clipped to
+    [0, 1] and to the side of successes/trials (ratio's value) they bound."""
     if successes is None or not trials:
         return None, None
     n, p = int(trials), int(successes) / int(trials)
     centre = p + Z95 ** 2 / (2 * n)
     spread = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n))
     denom = 1 + Z95 ** 2 / n
-    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)
+    value = float(Fraction(int(successes), int(trials)))  # what ratio() shows as the point estimate
+    return _around(value, (centre - spread) / denom, (centre + spread) / denom)
 
 
 @finisher
@@ -94,16 +105,18 @@ def mean_pass_hat_k(case_counts, k):
 
 def _mean_interval(values: list[Fraction]):
     """Normal interval for a mean of per-case values in [0, 1]: mean ± z·s/√m with s the sample
-    standard deviation over the m cases, clipped to [0, 1]; undefined for fewer than two cases.
+    standard deviation over the m cases, clipped to [0, 1] and to the side of the exact mean they
+    bound; undefined for fewer than two cases.
     Cases are the unit of sampling (trials within a case are not independent draws)."""
     m = len(values)
     if m < 2:
         return None, None
-    xs = [float(v) for v in values]
-    mean = sum(xs) / m
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (m - 1))
-    half = Z95 * sd / math.sqrt(m)
-    return max(0.0, mean - half), min(1.0, mean + half)
+    # mean and variance exactly (the same mean mean_pass_at_k and mean_pass_hat_k show; cases all
+    # alike give s = 0, not a float residue), one rounding in the square root
+    exact = sum(values) / m
+    variance = sum((v - exact) ** 2 for v in values) / (m - 1)
+    mean, half = float(exact), Z95 * math.sqrt(variance) / math.sqrt(m)
+    return _around(mean, mean - half, mean + half)
 
 
 @finisher
@@ -190,7 +203,7 @@ def _paired_interval(case_pairs):
     if variance is None:
         return None, None
     mean, half = float(_mean_difference(pairs)), Z95 * math.sqrt(variance)
-    return max(-1.0, mean - half), min(1.0, mean + half)
+    return _around(mean, mean - half, mean + half, -1.0, 1.0)
 
 
 @finisher

@@ -9,11 +9,13 @@ swapped in with one atomic rename of a symlink, under a lock, so a cron job and 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import re
 import shutil
+import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -44,6 +46,9 @@ class Site:
         self._results: dict[tuple, catalogue.Result] = {}
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
+        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
+        self.case_pages = False  # whether this render writes a page per case (render_site sets it)
+        self._cases_with_pages: set[str] | None = None
 
     def query(self, name: str, **params) -> catalogue.Result:
         key = (name, tuple(sorted(params.items())))
@@ -60,9 +65,11 @@ class Site:
                 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
                 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
                 PREFIX dcterms: <http://purl.org/dc/terms/>
+                PREFIX doap: <http://usefulinc.com/ns/doap#>
                 SELECT ?s ?label ?rank WHERE {
                   { ?s skos:prefLabel ?label BIND(1 AS ?rank) } UNION { ?s rdfs:label ?label BIND(2 AS ?rank) }
                   UNION { ?s dcterms:identifier ?label BIND(3 AS ?rank) }
+                  UNION { ?s doap:name ?label BIND(4 AS ?rank) }
                   FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""")
             best: dict[str, tuple] = {}
             for s, label, rank in rows:
@@ -70,6 +77,16 @@ class Site:
                     best[s] = (rank, label)
             self._labels = {s: label for s, (rank, label) in best.items()}
         return self._labels
+
+    def has_case_page(self, iri: str | None) -> bool:
+        """Whether cases/<slug>.html is written for this case: a page per case is written for each
+        row of the `cases` query, so a case only other data names (a verdict on a test no loaded
+        set describes) is shown without a link rather than with a link to nothing."""
+        if not self.case_pages or iri is None:
+            return False
+        if self._cases_with_pages is None:
+            self._cases_with_pages = {row["case"] for row in self.query("cases").rows}
+        return iri in self._cases_with_pages
 
     def label(self, iri: str | None) -> str:
         if iri is None:
@@ -80,16 +97,29 @@ class Site:
         return "" if iri is None else shorten(str(iri), self.prefixes)
 
     def chart(self, name: str, draw, alt: str, root: str = "") -> Markup:
-        """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text."""
+        """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text.
+        A chart that cannot be drawn does not fail the report: the page says so in its place, with
+        the figures of the alt text, and a warning goes to stderr."""
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
-        fig = draw(plt)
         path = self.out / "charts" / f"{name}.svg"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="svg", metadata={"Date": None})
-        plt.close(fig)
+        before = set(plt.get_fignums())
+        try:
+            fig = draw(plt)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, format="svg", metadata={"Date": None})
+        except Exception as err:  # noqa: BLE001 - any drawing fault becomes a note on the page
+            reason = f"{type(err).__name__}: {err}".strip()
+            self.undrawn[name] = reason
+            path.unlink(missing_ok=True)  # no half-written file for the page to point at
+            print(f"kg report: warning: chart {name} not drawn: {reason}", file=sys.stderr)
+            return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
+                          f'{escape(reason)}. {escape(alt)}</p>')
+        finally:
+            for number in set(plt.get_fignums()) - before:
+                plt.close(number)
         self.charts[name] = alt
         return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
 
@@ -182,7 +212,14 @@ def num(value) -> str:
 
 
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(paths.reports())),
+    """One environment per templates folder, so its compiled templates are kept between renders
+    (a template edited since is recompiled: jinja checks each file's time before reusing it)."""
+    return _environment(str(paths.reports()))
+
+
+@functools.lru_cache(maxsize=4)
+def _environment(folder: str) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))
@@ -195,6 +232,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     reports/per-case/case.html exists and the case pages are asked for, and a page per query used."""
     env = environment()
     site = Site(backend, out, prefixes, params)
+    site.case_pages = pages is None and (paths.reports() / "per-case" / "case.html").exists()
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.params.get("k", 3), **(extra or {}))
@@ -204,7 +242,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     for name in names:
         template = env.get_template(f"pages/{name}.html")
         written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
-    if pages is None and (paths.reports() / "per-case" / "case.html").exists():
+    if site.case_pages:
         template = env.get_template("per-case/case.html")
         cases = site.query("cases").rows
         verdicts: dict[str, list] = {}

@@ -3,6 +3,7 @@ of a case's trials (the definitions, not the closed forms), Wilson by its textbo
 evaluated by hand, kappa from a 2×2 table worked by hand."""
 import itertools
 import math
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
@@ -70,3 +71,56 @@ def test_interval_needs_two_cases():
     low, high = f.pass_hat_k_low("2:2 2:0", 2), f.pass_hat_k_high("2:2 2:0", 2)
     # values 1 and 0: mean 0.5, s = sqrt(0.5), half = 1.959964*sqrt(0.5)/sqrt(2) = 0.979982
     assert low == 0.0 and high == 1.0
+
+
+def _wilson_decimal(c: int, n: int) -> tuple[Decimal, Decimal]:
+    """The textbook Wilson bounds in 50-digit decimal arithmetic: an independent evaluation whose
+    rounding error is far below a float's last bit."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        z2 = Decimal(repr(f.Z95)) ** 2
+        p, n_ = Decimal(c) / Decimal(n), Decimal(n)
+        centre = p + z2 / (2 * n_)
+        spread = (z2 * (p * (1 - p) / n_ + z2 / (4 * n_ * n_))).sqrt()
+        denom = 1 + z2 / n_
+        return (centre - spread) / denom, (centre + spread) / denom
+
+
+@pytest.mark.parametrize("n", [1, 3, 10, 28, 97, 98, 121, 1000])
+def test_wilson_bounds_never_cross_the_value_at_the_edges(n):
+    """All passed or none: the true bounds touch the value (c = n: high = 1 and low = n/(n+z²);
+    c = 0: low = 0 and high = z²/(n+z²), from the formula with p = 1 or 0, by hand), but computed
+    in floats they landed a hair on the wrong side (98 of 98 gave 0.9999999999999998 < 1.0, 0 of 3
+    gave 4.9e-17 > 0), which broke the report's error bars on the W3C SHACL reports."""
+    z2 = f.Z95 ** 2
+    assert f.wilson_high(n, n) == 1.0 == f.ratio(n, n)
+    assert f.wilson_low(n, n) == pytest.approx(n / (n + z2), rel=1e-12)
+    assert f.wilson_low(0, n) == 0.0 == f.ratio(0, n)
+    assert f.wilson_high(0, n) == pytest.approx(z2 / (n + z2), rel=1e-12)
+
+
+def test_wilson_bounds_bracket_the_value_and_match_a_decimal_evaluation():
+    for n in range(1, 151):
+        for c in range(n + 1):
+            low, high, value = f.wilson_low(c, n), f.wilson_high(c, n), f.ratio(c, n)
+            assert 0.0 <= low <= value <= high <= 1.0, (c, n, low, value, high)
+            exact_low, exact_high = _wilson_decimal(c, n)
+            assert low == pytest.approx(float(max(exact_low, Decimal(0))), abs=1e-13), (c, n)
+            assert high == pytest.approx(float(min(exact_high, Decimal(1))), abs=1e-13), (c, n)
+
+
+@pytest.mark.parametrize("case_counts,k", [("5:2 " * 11, 3), ("5:3 " * 11, 2), ("7:3 " * 8, 3), ("3:1 " * 3, 1)])
+def test_mean_intervals_never_cross_the_metric_shown(case_counts, k):
+    """Every case alike: s = 0 and the interval is the mean itself, but the float mean of floats
+    (eleven cases of pass@3 = 9/10 sum to 0.9000000000000001) sat above the exact mean the query
+    shows, so the lower bound was above the value."""
+    for value, low, high in ((f.mean_pass_at_k, f.pass_at_k_low, f.pass_at_k_high),
+                             (f.mean_pass_hat_k, f.pass_hat_k_low, f.pass_hat_k_high)):
+        v, lo, hi = value(case_counts, k), low(case_counts, k), high(case_counts, k)
+        assert lo == v == hi, (value.__name__, lo, v, hi)
+
+
+def test_paired_interval_brackets_the_mean_difference():
+    for pairs in ("2:1:2:2:a 2:1:2:2:b", "3:1:3:3:a 3:0:3:1:b 5:2:5:5:c", "1:1:1:0:a 1:1:1:0:b 1:0:1:1:c"):
+        low, mean, high = f.paired_interval_low(pairs), f.paired_mean_difference(pairs), f.paired_interval_high(pairs)
+        assert -1.0 <= low <= mean <= high <= 1.0, (pairs, low, mean, high)

@@ -14,20 +14,21 @@ import pytest
 from kg import ingest, report
 from kg.cli import _prefixes
 from kg.store import Store
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT, SHARED_DATA
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTEFACTS = ROOT / "tests" / "artefacts"
 HOSTILE = Path(__file__).parent / "hostile.replayset.json"
+W3C = SHARED_DATA / "earl-w3c-shacl"
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian's chromium is not installed (make test installs it as root)")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def served(tmp_path_factory, sources):
+    """The report of `sources`, rendered as `kg report` does and served over HTTP: (folder, base URL)."""
     store = Store(tmp_path_factory.mktemp("browser") / "store")
-    outcomes = ingest.load(store, [EXAMPLES, HOSTILE])
+    outcomes = ingest.load(store, sources)
     assert all(o.status == "loaded" for o in outcomes), [(o.path, o.problems) for o in outcomes]
     out = tmp_path_factory.mktemp("site") / "report"
     report.publish(out, lambda folder: report.render_site(store, folder, _prefixes(store), params={"k": 2}))
@@ -36,6 +37,18 @@ def site(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield out, f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    yield from served(tmp_path_factory, [EXAMPLES, HOSTILE])
+
+
+@pytest.fixture(scope="module")
+def w3c_site(tmp_path_factory):
+    if not W3C.is_dir():
+        pytest.skip(f"{W3C} is not here")
+    yield from served(tmp_path_factory, [W3C])
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +104,26 @@ def test_every_page_and_link_resolves_without_console_errors(site, page):
     assert {"index.html", "results.html", "coverage.html", "wrong-descriptions.html", "graders.html",
             "data-quality.html"} <= names
     assert sum("/cases/" in u for u in pages) >= 40 and sum("/queries/" in u for u in pages) >= 10
+
+
+def test_the_w3c_shacl_report_opens_without_console_errors_and_every_link_resolves(w3c_site, page):
+    """The eight W3C SHACL implementation reports, the data `kg report` once died on (issue 20)."""
+    _, base = w3c_site
+    pages = crawl(page, base)
+    names = {urlparse(u).path.rsplit("/", 1)[-1] for u in pages}
+    assert {"index.html", "results.html", "coverage.html", "graders.html", "data-quality.html"} <= names
+    page.goto(urljoin(base, "index.html"))
+    cards = page.locator("#outside-replay-sets .card")
+    assert cards.count() == 8
+    shown = cards.all_inner_texts()
+    for name in ["RDFUnit", "Netage SHACL Engine", "TopBraid SHACL API", "Corese SHACL", "pySHACL", "shaWell",
+                 "shaclex", "dotNetRDF"]:
+        assert sum(text.startswith(f"{name} · ") for text in shown) == 1, (name, shown)
+    assert all("cases passed trial 0" in text for text in shown)
+    page.goto(urljoin(base, "results.html"))
+    assert page.locator(".chart-not-drawn").count() == 0
+    assert page.locator("img.chart").count() >= 1
+    assert page.errors == []
 
 
 def test_the_site_opens_from_the_file_system(site, page):
