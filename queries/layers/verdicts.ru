@@ -11,11 +11,13 @@
 #+   is conflicting. Every catalogue query reads verdicts from this graph; none re-derives them.
 #+
 #+   kg keeps the layer current on every write (kg load, a changed file's replacement, kg drop), in
-#+   the same transaction as the source: the mark step runs before the change and notes the (system,
-#+   case, grader) keys the changed sources' assertions touch - their own, and those of assertions
-#+   they supersede - and the derive step runs after it and recomputes those keys' verdicts. A
-#+   rebuild marks every key. The layer's version is this file's sha256: a store whose layer was
-#+   made by another version is rebuilt when it is opened.
+#+   the same transaction as the source: the mark step runs before the change and notes the (case,
+#+   system) pairs the changed sources' assertions touch - their own, and those of assertions they
+#+   supersede - and the derive step runs after it and recomputes every verdict of those pairs. A
+#+   rebuild marks every pair. Beside each verdict the layer keeps each current assertion's own class
+#+   (kg:class), for the queries that judge assertion by assertion. The layer's version is a digest
+#+   of this file: a store whose layer was made with other rules is rebuilt when it is opened.
+#+   The shape of the graph is in docs/formats.md, "The verdict layer".
 #+ tags: [layer]
 PREFIX earl: <http://www.w3.org/ns/earl#>
 PREFIX apeval: <https://agenticprimitives.dev/ns/evaluation#>

@@ -1,0 +1,149 @@
+"""The verdict layer (queries/layers/verdicts.ru, kept by kg/layers.py): whatever sequence of loads,
+replacements, drops and cross-file supersessions built a store, its layer is the one a rebuild from
+scratch makes, the catalogue's rows are the same on both, and both agree with an independent
+computation in Python of what the verdicts must be (the rule as docs/formats.md states it)."""
+import random
+from collections import defaultdict
+
+import pyoxigraph as ox
+import pytest
+
+from kg import catalogue, ingest, layers
+from kg.store import Store
+
+T = "http://t.example/"
+SYSTEMS, CASES, GRADERS, TRIALS = ["S1", "S2"], ["c1", "c2", "c3"], {"g1": "mechanical", "g2": None}, [0, 1]
+OUTCOMES = [("passed", None), ("failed", None), ("cantTell", "agent"), ("cantTell", "grader"),
+            ("cantTell", "environment"), ("cantTell", None), ("inapplicable", None), ("untested", None)]
+LAYER_ROWS = """PREFIX kg: <https://kg.example/ns#>
+SELECT ?verdict ?system ?case ?trial ?grader ?kind ?status ?assertion ?class WHERE {
+  ?verdict a kg:Verdict ; kg:system ?system ; kg:case ?case ; kg:trial ?trial ; kg:grader ?grader ;
+           kg:graderKind ?kind ; kg:status ?status ; kg:assertion ?assertion . ?assertion kg:class ?class }"""
+
+
+def assertion(rng, name, supersede_pool):
+    system, case, grader = rng.choice(SYSTEMS), rng.choice(CASES), rng.choice(list(GRADERS))
+    outcome, cause = rng.choice(OUTCOMES)
+    fact = {"id": name, "system": system, "case": case, "grader": grader, "kind": GRADERS[grader],
+            "trial": rng.choice(TRIALS) if rng.random() < 0.8 else None, "outcome": outcome, "cause": cause,
+            "supersedes": rng.choice(supersede_pool) if supersede_pool and rng.random() < 0.25 else None}
+    return fact
+
+
+def turtle(facts) -> str:
+    lines = ["@prefix earl: <http://www.w3.org/ns/earl#> .",
+             "@prefix apeval: <https://agenticprimitives.dev/ns/evaluation#> ."]
+    for f in facts:
+        parts = [f"<{T}{f['id']}> a earl:Assertion", f"earl:subject <{T}{f['system']}>", f"earl:test <{T}{f['case']}>",
+                 f"earl:assertedBy <{T}{f['grader']}>", "earl:mode earl:automatic"]
+        if f["trial"] is not None:
+            parts.append(f"apeval:trialIndex {f['trial']}")
+        if f["kind"]:
+            parts.append(f'apeval:graderKind "{f["kind"]}"')
+        if f["supersedes"]:
+            parts.append(f"apeval:supersedes <{T}{f['supersedes']}>")
+        cause = f" ; apeval:failureCause apeval:fc-{f['cause']}" if f["cause"] else ""
+        parts.append(f"earl:result [ a earl:TestResult ; earl:outcome earl:{f['outcome']}{cause} ]")
+        lines.append(" ;\n  ".join(parts) + " .")
+    return "\n".join(lines) + "\n"
+
+
+def expected_verdicts(files: dict[str, list[dict]]) -> dict:
+    """The rule, computed independently: current = named by no loaded apeval:supersedes; an assertion's
+    class from its outcome and cause; one verdict per system, case, trial, grader and kind, conflicting
+    when its current assertions' classes differ."""
+    facts = [f for fs in files.values() for f in fs]
+    superseded = {f["supersedes"] for f in facts if f["supersedes"]}
+    classes: dict[tuple, set] = defaultdict(set)
+    members: dict[tuple, set] = defaultdict(set)
+    for f in facts:
+        if f["id"] in superseded:
+            continue
+        outcome, cause = f["outcome"], f["cause"]
+        if outcome == "cantTell":
+            cls = {"agent": "failed", "grader": "grader", "environment": "environment"}.get(cause, "unexplained")
+        else:
+            cls = outcome
+        key = (T + f["system"], T + f["case"], f["trial"] or 0, T + f["grader"], f["kind"] or "undeclared")
+        classes[key].add(cls)
+        members[key].add(T + f["id"])
+    return {key: ("conflicting" if len(cls) > 1 else next(iter(cls)), frozenset(members[key]))
+            for key, cls in classes.items()}
+
+
+def layer_of(store) -> dict:
+    found: dict[tuple, tuple] = {}
+    _, rows = store.select_values(LAYER_ROWS)
+    for verdict, system, case, trial, grader, kind, status, member, cls in rows:
+        key = (system, case, trial, grader, kind)
+        previous = found.get(key, (status, frozenset(), verdict))
+        assert previous[0] == status and previous[2] == verdict, f"two verdicts or statuses for {key}"
+        found[key] = (status, previous[1] | {member}, verdict)
+    return {key: (status, members) for key, (status, members, _) in found.items()}
+
+
+def rebuilt(store) -> Store:
+    fresh = Store(":memory:")
+    fresh.ox.load(store.dump(), format=ox.RdfFormat.N_QUADS)
+    fresh.rebuild_layers()
+    return fresh
+
+
+def write(folder, name, facts):
+    path = folder / f"{name}.ttl"
+    path.write_text(turtle(facts))
+    return path
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_any_sequence_of_writes_leaves_the_layer_a_rebuild_makes(tmp_path, seed):
+    rng = random.Random(seed)
+    store = Store(":memory:")
+    files: dict[str, list[dict]] = {}
+    counter = iter(range(10_000))
+    names = ["f0", "f1", "f2", "f3"]
+    for step in range(10):
+        name = rng.choice(names)
+        action = "drop" if name in files and rng.random() < 0.3 else "write"
+        if action == "drop":
+            assert store.drop_source(write(tmp_path, name, files[name]).resolve().as_uri())
+            del files[name]
+        else:
+            others = [f["id"] for n, fs in files.items() if n != name for f in fs]
+            facts = [assertion(rng, f"a{next(counter)}", others) for _ in range(rng.randint(1, 8))]
+            for f in facts[1:]:  # sometimes a correction inside the file, sometimes a restated trial
+                if rng.random() < 0.2:
+                    f["supersedes"] = facts[0]["id"]
+            outcomes = ingest.load(store, [write(tmp_path, name, facts)], kind="earl", validate=False)
+            assert [o.status for o in outcomes] == ["loaded"], [o.problems for o in outcomes]
+            files[name] = facts
+        expected = expected_verdicts(files)
+        assert layer_of(store) == expected, f"seed {seed}, step {step}: {action} {name}"
+    fresh = rebuilt(store)
+    assert layer_of(fresh) == layer_of(store)
+    assert store.layers_current() and fresh.layers_current()
+    for query in ("pass-at-k", "verdicts", "judge-kind-metrics"):
+        q = catalogue.load()[query]
+        assert catalogue.run(q, store, {}).rows == catalogue.run(q, fresh, {}).rows, query
+
+
+def test_a_store_of_another_layer_version_is_rebuilt_when_opened(tmp_path, capsys):
+    path = tmp_path / "store"
+    store = Store(path)
+    facts = [{"id": "a1", "system": "S1", "case": "c1", "grader": "g1", "kind": "mechanical", "trial": 0,
+              "outcome": "passed", "cause": None, "supersedes": None}]
+    ingest.load(store, [write(tmp_path, "f", facts)], kind="earl")
+    before = layer_of(store)
+    assert len(before) == 1
+    for graph in sorted(layers.graphs()):  # what an older kg left: no layer, or one of other rules
+        store.ox.update(f"DROP SILENT GRAPH <{graph}>")
+    store.set_setting("layerVersion", "an older version")
+    store.flush()
+    del store
+    capsys.readouterr()
+    reader = Store(path, read_only=True)  # even a reader: it opens the store for writing once to rebuild
+    assert "rebuilt from its sources" in capsys.readouterr().err
+    assert layer_of(reader) == before and reader.layers_current()
+    del reader
+    Store(path, read_only=True)
+    assert capsys.readouterr().err == ""  # once
