@@ -364,8 +364,9 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
     return Result(columns, finished, query)
 
 
-def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Result:
-    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`)."""
+def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=None) -> Result:
+    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`);
+    with a cache (kg/cache.py), an answer kept for the store's present state is used instead."""
     params = params or {}
     engine = getattr(backend, "engine", None)
     if engine is None and query.unsupported and hasattr(backend, "identify_engine"):
@@ -374,7 +375,7 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Res
         from .errors import StoreUnavailable
         raise StoreUnavailable(f"{query.name} is not run on {engine}: {query.unsupported[engine]} — "
                                f"kg refuses rather than report its wrong numbers (see docs/engines.md)")
-    variables, rows = backend.select_values(query.bound_text(params))
+    variables, rows = select(backend, query.bound_text(params), cache)
     # each engine row is let go as its finished row is made, so that a million-row answer is held
     # once, not three times (the rows, their dicts, the finished dicts)
     rows.reverse()
@@ -383,6 +384,16 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None) -> Res
         while rows:
             yield dict(zip(variables, rows.pop()))
     return finish(query, taken(), params)
+
+
+def select(backend, text: str, cache=None) -> tuple[list[str], list[tuple]]:
+    kept = cache.get(text) if cache is not None else None
+    if kept is not None:
+        return kept[0], list(kept[1])
+    variables, rows = backend.select_values(text)
+    if cache is not None:
+        cache.put(text, variables, rows)
+    return variables, rows
 
 
 def markdown(entries: dict[str, NamedQuery]) -> str:

@@ -26,6 +26,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from . import catalogue, paths
+from .cache import AnswerCache
 from .errors import UsageError
 from .output import shorten
 from .terms import PREFIXES
@@ -46,6 +47,7 @@ class Site:
         self._results: dict[tuple, catalogue.Result] = {}
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
+        self.cache = AnswerCache.for_store(backend)
         self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
         self.case_pages = False  # whether this render writes a page per case (render_site sets it)
         self._cases_with_pages: set[str] | None = None
@@ -55,13 +57,13 @@ class Site:
         if key not in self._results:
             q = self.entries[name]
             self.used[name] = q
-            self._results[key] = catalogue.run(q, self.backend, params)
+            self._results[key] = catalogue.run(q, self.backend, params, cache=self.cache)
         return self._results[key]
 
     @property
     def labels(self) -> dict[str, str]:
         if self._labels is None:
-            variables, rows = self.backend.select_values("""
+            variables, rows = catalogue.select(self.backend, """
                 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
                 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
                 PREFIX dcterms: <http://purl.org/dc/terms/>
@@ -70,7 +72,7 @@ class Site:
                   { ?s skos:prefLabel ?label BIND(1 AS ?rank) } UNION { ?s rdfs:label ?label BIND(2 AS ?rank) }
                   UNION { ?s dcterms:identifier ?label BIND(3 AS ?rank) }
                   UNION { ?s doap:name ?label BIND(4 AS ?rank) }
-                  FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""")
+                  FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""", self.cache)
             best: dict[str, tuple] = {}
             for s, label, rank in rows:
                 if s not in best or (rank, label) < best[s]:
@@ -377,8 +379,9 @@ def publish(out: Path, build, protected: dict[str, Path] | None = None) -> Path:
 # ── scheduled coverage reports ──
 def coverage_snapshot(backend, sources) -> dict:
     """The coverage figures of this moment, with the digests of what they were computed from."""
-    classes = catalogue.run(catalogue.load()["coverage-classes"], backend).rows
-    summary = catalogue.run(catalogue.load()["coverage-summary"], backend).rows
+    cache = AnswerCache.for_store(backend)
+    classes = catalogue.run(catalogue.load()["coverage-classes"], backend, cache=cache).rows
+    summary = catalogue.run(catalogue.load()["coverage-summary"], backend, cache=cache).rows
     covered = sum(1 for r in classes if r["covered"])
     return {
         "taken_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
