@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -372,19 +371,14 @@ def _delete_record(graph: str) -> str:
             f'FILTER(?s = <{graph}> || STRSTARTS(STR(?s), "{graph}#")) }} }}')
 
 
-_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
-
-
 def bind_values(query: str, bindings: dict) -> str:
-    """Binds variables to RDF terms with a VALUES block opening the query's WHERE clause.
-
-    The terms are pyoxigraph objects, rendered in their own N-Triples syntax (escaped by the
-    engine), so a value can never change the query's structure."""
+    """Binds variables to RDF terms: the one binding path of kg (kg.catalogue.bind), a VALUES block
+    opening every WHERE clause, outside strings and comments. The terms are pyoxigraph objects,
+    rendered in their own N-Triples syntax (escaped by the engine), so a value can never change the
+    query's structure."""
     if not bindings:
         return query
-    names = " ".join(f"?{k}" for k in bindings)
-    terms = " ".join(str(v) for v in bindings.values())
-    match = _WHERE.search(query)
-    if match is None:
+    from .catalogue import bind, where_positions
+    if not where_positions(query):
         raise ValueError("a query with bindings needs a WHERE clause")
-    return f"{query[:match.end()]} VALUES ({names}) {{ ({terms}) }}{query[match.end():]}"
+    return bind(query, bindings)
