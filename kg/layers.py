@@ -26,7 +26,15 @@ import yaml
 from . import paths
 from .terms import CATALOGUE_GRAPH, KG
 
-PENDING = "urn:kg:layer:pending"
+# scratch graphs of a write: the sources it changes, the keys their triples touch, the keys being derived
+CHANGED = "urn:kg:layer:changed"
+TOUCHED = "urn:kg:layer:touched"
+DERIVING = "urn:kg:layer:deriving"
+SCRATCH = (CHANGED, TOUCHED, DERIVING)
+# keys derived per transaction where a write is too large for one (a bulk load, a rebuild): the cost
+# of one Oxigraph transaction grows faster than its size (three 1,700-assertion files re-derived in
+# one took 1.8x as long as one by one)
+CHUNK_KEYS = 2_000
 LAYER_PREFIX = "urn:kg:layer:"
 _STEP = re.compile(r"^#\+ step:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -84,9 +92,10 @@ def version() -> str:
 
 
 def graphs() -> set[str]:
-    """Every graph kg writes that no source record names: the layers, and the scratch graph of a
-    write's marks (never left behind by the embedded store, whose writes are one transaction)."""
-    return {layer.graph for layer in load()} | {PENDING}
+    """Every graph kg writes that no source record names: the layers, and the scratch graphs of a
+    write (which the embedded store never leaves behind unless a bulk load or rebuild was cut short,
+    and a remote one when a write was)."""
+    return {layer.graph for layer in load()} | set(SCRATCH)
 
 
 def _compose(ops: list[str]) -> str:
@@ -96,7 +105,7 @@ def _compose(ops: list[str]) -> str:
 
 def _flag(graphs: list[str]) -> str:
     lines = " ".join(f"<{g}> a <{KG}ChangedSource> ." for g in graphs)
-    return f"INSERT DATA {{ GRAPH <{PENDING}> {{ {lines} }} }}"
+    return f"INSERT DATA {{ GRAPH <{CHANGED}> {{ {lines} }} }}"
 
 
 def _set_version() -> str:
@@ -105,35 +114,93 @@ def _set_version() -> str:
             f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} \"{version()}\" }} }}")
 
 
+def _take(limit: int | None) -> list[str]:
+    """Moves touched keys (all, or `limit` of them) into the deriving graph."""
+    cap = f" LIMIT {limit}" if limit else ""
+    return [f"INSERT {{ GRAPH <{DERIVING}> {{ ?case <{KG}touchedFor> ?system }} }} WHERE {{ SELECT ?case ?system "
+            f"WHERE {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }}{cap} }}",
+            f"DELETE {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }} "
+            f"WHERE {{ GRAPH <{DERIVING}> {{ ?case <{KG}touchedFor> ?system }} }}"]
+
+
+def _derive_taken() -> list[str]:
+    return [layer.derive for layer in load()] + [f"DROP SILENT GRAPH <{DERIVING}>"]
+
+
 def marking(graphs: list[str]) -> str:
-    """The first half of a write that cannot be one transaction (a remote server): mark what the
-    graphs' present triples touch; `around(change, before=[])` later derives the marks."""
+    """Marks what the graphs' present triples touch, and nothing else: the first part of a write that
+    is not one transaction (a bulk load, a remote server); `derive_chunk` and `finish` do the rest."""
     return _compose([_flag(graphs)] + [layer.mark for layer in load()])
+
+
+def derive_chunk(limit: int | None = None) -> str:
+    """One transaction's worth of derivation: up to `limit` (CHUNK_KEYS) touched keys recomputed."""
+    return _compose(_take(limit or CHUNK_KEYS) + _derive_taken())
+
+
+def finish(change: str = "") -> str:
+    """The last update of a write in parts, once nothing is left touched: its change (the catalogue
+    record, say), the scratch graphs cleared, the layers' version stated."""
+    return _compose([change] + [f"DROP SILENT GRAPH <{g}>" for g in SCRATCH] + [_set_version()])
 
 
 def around(change: str, before: list[str], after: list[str] | None = None) -> str:
     """One update: the change (SPARQL Update text), with every layer kept current for the sources
     it touches. `before`: source graphs whose triples the change removes or replaces (marked while
     still there); `after`: graphs whose new triples are only there once the change has run."""
-    layers = load()
-    if not layers:
+    if not load():
         return change
     ops = []
     if before:
-        ops += [_flag(before)] + [layer.mark for layer in layers]
+        ops += [_flag(before)] + [layer.mark for layer in load()]
     ops.append(change)
     if after:
-        ops += [_flag(after)] + [layer.mark for layer in layers]
-    ops += [layer.derive for layer in layers] + [f"DROP SILENT GRAPH <{PENDING}>", _set_version()]
+        ops += [_flag(after)] + [layer.mark for layer in load()]
+    ops += _take(None) + _derive_taken() + [f"DROP SILENT GRAPH <{g}>" for g in (CHANGED, TOUCHED)] + [_set_version()]
     return _compose(ops)
 
 
-def rebuild() -> str:
-    """One update that makes every layer anew from every source in the store."""
+def rebuilding(mark: bool = True) -> str:
+    """The first update of a rebuild: the layers emptied, every source flagged and (unless the caller
+    runs the mark step itself) its keys marked; then `derive_chunk` until nothing is touched, and
+    `finish()`."""
     ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())]
-    ops.append(f"INSERT {{ GRAPH <{PENDING}> {{ ?g a <{KG}ChangedSource> }} }} "
+    ops.append(f"INSERT {{ GRAPH <{CHANGED}> {{ ?g a <{KG}ChangedSource> }} }} "
                f"WHERE {{ SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} }}")
-    layers = load()
-    ops += [layer.mark for layer in layers] + [layer.derive for layer in layers]
-    ops += [f"DROP SILENT GRAPH <{PENDING}>", _set_version()]
-    return _compose(ops)
+    return _compose(ops + ([layer.mark for layer in load()] if mark else []))
+
+
+_INSERT_INTO = re.compile(r"^((?:\s*#[^\n]*\n)*)\s*INSERT\s*\{\s*GRAPH\s*<([^>]+)>\s*\{(.*?)\}\s*\}\s*(WHERE\b.*)$", re.S)
+
+
+def _operations(text: str) -> list[str]:
+    """A step's operations: a layer file ends each with ';' at the end of a line before a blank line."""
+    return [op.strip() for op in re.split(r";[ \t]*\n[ \t]*\n", text) if op.strip()]
+
+
+def as_constructs(step: str) -> list[tuple[str, str | None]]:
+    """A step's operations, each INSERT into one graph turned into (CONSTRUCT query, that graph) and
+    every other operation kept as (update, None): the same rule, run so that its reads are a query's
+    (fast) and its writes a bulk insert (fast, not transactional). For bulk loads and rebuilds only,
+    which are not one transaction anyway."""
+    prologue = "\n".join(dict.fromkeys(line for layer in load() for line in layer.prologue.splitlines()))
+    found = []
+    for op in _operations(step):
+        match = _INSERT_INTO.match(op)
+        if match:
+            found.append((f"{prologue}\n{match.group(1)}CONSTRUCT {{{match.group(3)}}} {match.group(4)}", match.group(2)))
+        else:
+            found.append((f"{prologue}\n{op}", None))
+    return found
+
+
+def flag(graphs: list[str]) -> str:
+    return _flag(graphs)
+
+
+def take(limit: int | None = None) -> str:
+    return _compose(_take(limit))
+
+
+def touched_query() -> str:
+    return f"ASK {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }}"

@@ -219,8 +219,9 @@ class RemoteStore(CatalogueStore):
     def replace_source(self, record: SourceRecord, ntriples: str) -> None:
         """The graph goes up whole (Graph Store Protocol), then one update claims it in the catalogue
         and brings the derived layers up to date. A server runs no two requests as one transaction,
-        so the keys the old graph touched are marked first, in a pending graph that stays until the
-        last update has derived them: a write cut short in between is finished by the next one."""
+        so the keys the old graph touched are marked first, in scratch graphs that stay until the
+        last update has derived them: a write cut short in between leaves them, and the next kg to
+        open the server rebuilds the layers."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         if self.source_sha256(record.graph) is not None:
             self.update(layers.marking([record.graph]))
@@ -228,9 +229,10 @@ class RemoteStore(CatalogueStore):
             self.put_graph(record.graph, ntriples)
         else:
             self.update(f"DROP SILENT GRAPH <{record.graph}>")
-        # only now, with the graph stored, does the catalogue claim the load
-        self.update(layers.around(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n"
-                                  f"{record.ntriples()}}} }}", before=[], after=[record.graph]))
+        self.update(layers.marking([record.graph]))
+        # only now, with the graph stored and its verdicts derived, does the catalogue claim the load
+        self.derive_touched(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n"
+                            f"{record.ntriples()}}} }}")
 
     def reset(self) -> None:
         """Drops kg's graphs — every source the catalogue lists (vocabularies included) and the

@@ -182,12 +182,20 @@ class CatalogueStore:
     # ── derived layers (kg/layers.py) ──
     def rebuild_layers(self) -> None:
         """Makes every derived layer anew from the sources (a store of an older kg, or data put in
-        by hand, as the golden tests do)."""
-        self.update(layers.rebuild())
+        by hand, as the golden tests do): every source's keys marked, then derived a chunk at a time."""
+        self.update(layers.rebuilding())
+        self.derive_touched()
+
+    def derive_touched(self, change: str = "") -> None:
+        """Derives every touched key, a chunk per transaction, then `change` with the last one."""
+        while self.ask(layers.touched_query()):
+            self.update(layers.derive_chunk())
+        self.update(layers.finish(change))
 
     def layers_current(self) -> bool:
+        scratch = " ".join(f"<{g}>" for g in layers.SCRATCH)
         return (self.setting("layerVersion") == layers.version()
-                and not self.ask(f"ASK {{ GRAPH <{layers.PENDING}> {{ ?s ?p ?o }} }}"))
+                and not self.ask(f"ASK {{ VALUES ?g {{ {scratch} }} GRAPH ?g {{ ?s ?p ?o }} }}"))
 
     def _has_assertions(self) -> bool:
         return self.ask("ASK { GRAPH ?g { ?a earl:result ?r } }")
@@ -292,9 +300,11 @@ class Store(CatalogueStore):
                 # bulk_load is not atomic: the graph goes in first, its record after, so a load cut
                 # short leaves a graph no record names, which the next writer drops (_drop_unrecorded)
                 # and a reader refuses to read (_refuse_unrecorded)
+                # likewise its verdicts: marked, derived a chunk per transaction, and the record last;
+                # a load cut short leaves marks, which make the next writer rebuild the layers
                 self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
                 self._bulk_loaded += record.triples
-                self.ox.update(layers.around(insert_record, before=[record.graph]))
+                self._derive_in_bulk([record.graph], insert_record)
                 return
             # a new source: its triples, its record and its verdicts in one update, no staging, no MOVE
             self.ox.update(layers.around(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
@@ -308,6 +318,34 @@ class Store(CatalogueStore):
         self.ox.update(layers.around(
             f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n" + _delete_record(record.graph) + " ;\n" + insert_record,
             before=[record.graph, staging] if ntriples else [record.graph]))
+
+    def _derive_in_bulk(self, graphs: list[str] | None, change: str) -> None:
+        """The layers' steps for a bulk load (`graphs`) or a rebuild (None): each INSERT run as a
+        CONSTRUCT query and its triples bulk-inserted, the other operations as updates, and `change`
+        with the last update. Six times faster than the same steps as updates at 10k assertions
+        (reads in an update are slower than a query's, and transactional writes than bulk ones);
+        not atomic, as a bulk load is not: what is cut short leaves scratch graphs, and the next
+        writer rebuilds the layers."""
+        self.ox.update(layers.rebuilding(mark=False) if graphs is None else layers.flag(graphs))
+        for layer in layers.load():
+            self._run_in_bulk(layers.as_constructs(layer.mark))
+        self.ox.update(layers.take())
+        for layer in layers.load():
+            self._run_in_bulk(layers.as_constructs(layer.derive))
+        self.ox.update(layers.finish(change))
+
+    def _run_in_bulk(self, operations) -> None:
+        for text, graph in operations:
+            if graph is None:
+                self.ox.update(text)
+            else:
+                target = ox.NamedNode(graph)
+                self.ox.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in self.ox.query(text))
+
+    def rebuild_layers(self) -> None:
+        """Makes every derived layer anew from the sources (a store of an older kg, or data put in by
+        hand, as the golden tests do), in bulk."""
+        self._derive_in_bulk(None, "")
 
     def _graph_exists(self, graph: str) -> bool:
         return self.ox.contains_named_graph(ox.NamedNode(graph))

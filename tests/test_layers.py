@@ -147,3 +147,21 @@ def test_a_store_of_another_layer_version_is_rebuilt_when_opened(tmp_path, capsy
     del reader
     Store(path, read_only=True)
     assert capsys.readouterr().err == ""  # once
+
+
+def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_path, monkeypatch):
+    # a new file of BULK_TRIPLES or more goes in by bulk_load, and its verdicts are derived in
+    # transactions of CHUNK_KEYS (case, system) pairs; a chunk of 2 makes it dozens of them here
+    from kg import store as store_module
+    monkeypatch.setattr(layers, "CHUNK_KEYS", 2)
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 50)
+    rng = random.Random(7)
+    facts = [assertion(rng, f"b{n}", []) for n in range(60)]
+    for f in facts[30:40]:
+        f["supersedes"] = facts[rng.randrange(30)]["id"]
+    store = Store(":memory:")
+    outcomes = ingest.load(store, [write(tmp_path, "big", facts)], kind="earl", validate=False)
+    assert [o.status for o in outcomes] == ["loaded"] and outcomes[0].triples >= 50
+    assert layer_of(store) == expected_verdicts({"big": facts})
+    assert store.layers_current()
+    assert layer_of(rebuilt(store)) == layer_of(store)

@@ -27,12 +27,12 @@ PREFIX kg: <https://kg.example/ns#>
 # The (case, system) pairs the changed sources' assertions touch, as their triples stand now: kg runs
 # this step before a change (the old triples) and, where the new triples are not in a staging graph,
 # after it. Updates see no union default graph, so every pattern names its graph (any graph).
-INSERT { GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system } }
+INSERT { GRAPH <urn:kg:layer:touched> { ?case kg:touchedFor ?system } }
 WHERE {
   SELECT DISTINCT ?case ?system WHERE {
-    GRAPH <urn:kg:layer:pending> { ?changed a kg:ChangedSource }
+    GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
     { SELECT DISTINCT ?changed ?assertion WHERE {
-        GRAPH <urn:kg:layer:pending> { ?changed a kg:ChangedSource }
+        GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
         # an assertion any of whose own triples, or its result's, the source states
         { GRAPH ?changed { ?assertion earl:test ?value } }
         UNION { GRAPH ?changed { ?assertion earl:subject ?value } }
@@ -50,11 +50,14 @@ WHERE {
 } ;
 
 #+ step: derive
+# Runs on the pairs kg has moved from <urn:kg:layer:touched> into <urn:kg:layer:deriving>: all of them
+# in the write's own transaction, or a few thousand at a time where the write is a bulk load or a
+# rebuild (one transaction's cost grows faster than its size).
 # 1. The touched pairs' verdicts go, with the classes of their assertions; the ones that still have
 #    current assertions come back below.
 DELETE { GRAPH <urn:kg:layer:verdicts> { ?verdict ?property ?value . ?assertion kg:class ?class } }
 WHERE {
-  GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
   GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; ?property ?value }
   OPTIONAL { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:assertion ?assertion . ?assertion kg:class ?class } }
 } ;
@@ -69,7 +72,7 @@ INSERT { GRAPH <urn:kg:layer:verdicts> {
            kg:graderKind ?grader_kind ; kg:assertion ?assertion .
   ?assertion kg:class ?class } }
 WHERE {
-  { SELECT DISTINCT ?case ?system WHERE { GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system } } }
+  { SELECT DISTINCT ?case ?system WHERE { GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system } } }
   GRAPH ?tests { ?assertion earl:test ?case }
   GRAPH ?subjects { ?assertion earl:subject ?system }
   GRAPH ?graders { ?assertion earl:assertedBy ?grader }
@@ -100,7 +103,7 @@ INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:status ?status } }
 WHERE {
   { SELECT ?verdict (COUNT(DISTINCT ?class) AS ?classes) (SAMPLE(?class) AS ?one_class)
     WHERE {
-      GRAPH <urn:kg:layer:pending> { ?case kg:touchedFor ?system }
+      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
       GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:assertion ?assertion .
                                       ?assertion kg:class ?class }
     }
