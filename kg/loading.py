@@ -123,13 +123,42 @@ class Source:
     def quads(self) -> list[ox.Quad]:
         """The file parsed as RDF with its own location as base; blank nodes renamed apart so two
         files' `_:b0` never meet."""
-        self.text()  # empty or non-UTF-8 input gets its own clear error first
+        text = self.text()  # empty or non-UTF-8 input gets its own clear error first
         fmt = rdf_format(self.path)
+        if fmt == ox.RdfFormat.JSON_LD:
+            _check_jsonld_ids(self.name, parse_json(self.name, text), self.uri)
         try:
             return list(ox.parse(self.data, format=fmt, base_iri=self.uri, rename_blank_nodes=True))
         except SyntaxError as err:
             place, message = _syntax_place(err)
             raise Rejected([Problem(self.name, place, f"{fmt.name} syntax error: {message}")]) from None
+
+
+def _check_jsonld_ids(file: str, document: Any, base: str) -> None:
+    """JSON-LD drops a node whose @id is not an IRI, as its specification says, and the file would
+    load without it; kg refuses the file instead, naming the @id. Contexts are left out: an @id there
+    may be a term of the context, which only a JSON-LD processor can expand."""
+    from urllib.parse import urljoin
+
+    from .jsonio import pointer
+    problems = []
+    todo: list[tuple[list, Any]] = [([], document)]
+    while todo and len(problems) < MAX_PROBLEMS:
+        where, value = todo.pop()
+        if isinstance(value, list):
+            todo.extend((where + [n], item) for n, item in reversed(list(enumerate(value))))
+        elif isinstance(value, dict):
+            ident = value.get("@id")
+            if isinstance(ident, str) and not ident.startswith("_:"):
+                try:
+                    ox.NamedNode(urljoin(base, ident))
+                except ValueError as err:
+                    problems.append(Problem(file, pointer(where + ["@id"]),
+                                            f'"{ident}" is not a valid IRI ({err}): JSON-LD would drop this node',
+                                            "percent-encode the characters IRIs do not allow (a space is %20)"))
+            todo.extend((where + [k], item) for k, item in reversed(list(value.items())) if k != "@context")
+    if problems:
+        raise Rejected(problems)
 
 
 def rdf_format(path: Path) -> ox.RdfFormat:
