@@ -97,7 +97,9 @@ def _report(outcomes, verb: str) -> int:
             click.echo(f"{o.status:9} {o.path} ({o.kind}, {o.triples} triples{warn})")
         elif o.status == "unchanged":
             click.echo(f"unchanged {o.path} (skipped: same sha256 as loaded)")
-    order = ["loaded", "valid", "unchanged", "rejected", "failed"]
+        elif o.status == "skipped":
+            click.echo(f"skipped  {o.path}: {o.problems[0].message}", err=True)
+    order = ["loaded", "valid", "unchanged", "skipped", "rejected", "failed"]
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
     bad = counts.get("rejected") or counts.get("failed")
     click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
