@@ -310,7 +310,8 @@ def queries(name, fmt):
             click.echo("parameters:")
             for p in q.params.values():
                 default = f", default {p.default}" if p.default is not None else (", required" if p.required else ", optional")
-                click.echo(f"  -p {p.name}=…  ({p.type}{default})  {p.doc}")
+                bounds = f" {p.bounds()}" if p.bounds() else ""
+                click.echo(f"  -p {p.name}=…  ({p.type}{bounds}{default})  {p.doc}")
         click.echo("columns:")
         for column in q.output_columns:
             click.echo(f"  {column}: {q.columns[column]}")
@@ -327,7 +328,8 @@ def queries(name, fmt):
 
 def _describe(q) -> dict:
     return {"name": q.name, "summary": q.summary, "description": q.description, "path": str(q.path),
-            "params": {p.name: {"type": p.type, "default": p.default, "required": p.required, "doc": p.doc}
+            "params": {p.name: {"type": p.type, "default": p.default, "required": p.required, "doc": p.doc,
+                                **{k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}}
                        for p in q.params.values()},
             "columns": {c: q.columns[c] for c in q.output_columns}, "tags": q.tags}
 
@@ -401,7 +403,8 @@ def _protected(store_path) -> dict[str, Path]:
 @cli.group(invoke_without_command=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
-@click.option("-k", "k", type=int, default=3, show_default=True, help="The k of pass@k and pass^k.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
+              help="The k of pass@k and pass^k (at least 1).")
 @store_option
 @click.pass_context
 def report(ctx, out, k, store_path):
