@@ -381,7 +381,7 @@ def sparql(query_text, fmt, store_path):
       kg sparql 'SELECT ?set ?digest WHERE { ?set <https://agenticprimitives.dev/ns/evaluation#setDigest> ?digest }'
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
     """
-    text = Path(query_text).read_text(encoding="utf-8") if Path(query_text).is_file() else query_text
+    text = _query_text(query_text)
     store = _open(store_path, read_only=True)
     try:
         variables, rows = store.select_values(text)
@@ -390,6 +390,21 @@ def sparql(query_text, fmt, store_path):
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries") from None
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
+
+
+def _query_text(argument: str) -> str:
+    """The argument as a file's content when it names a file, else as the query itself."""
+    try:
+        is_file = Path(argument).is_file()
+    except (OSError, ValueError):  # a query longer than a file name may be, or holding a NUL
+        is_file = False
+    if not is_file:
+        return argument
+    try:
+        return Path(argument).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise click.ClickException(f"cannot read the query file {argument}: "
+                                   f"{getattr(err, 'strerror', None) or err}") from None
 
 
 def _protected(store_path) -> dict[str, Path]:

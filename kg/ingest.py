@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,8 +166,9 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
     """Loads (or, with write=False, only checks) every file; returns one outcome per file."""
     files, refused = discover(targets, kind)
     base = base or store.minting_base() or DEFAULT_BASE
+    check_base(base)
     if write:
-        store.fix_minting_base(base)
+        store.check_minting_base(base)  # refused before any work; recorded with the first file written
         ensure_vocabularies(store)
     outcomes = list(refused)
     for path, spec in (progress(files) if progress else files):
@@ -174,6 +176,19 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
     if write:
         store.flush()
     return outcomes
+
+
+def check_base(base: str) -> None:
+    """The minting base: an absolute IRI that a plain id can be appended to."""
+    import pyoxigraph as ox
+    try:
+        ox.NamedNode(base)
+        absolute = bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", base))
+    except ValueError as err:
+        raise UsageError(f"the base {base!r} is not an IRI ({err}); give one like {DEFAULT_BASE}") from None
+    if not absolute or not base.endswith(("/", "#", ":")):
+        raise UsageError(f"the base {base!r} must be an absolute IRI ending in /, # or : "
+                         f"(ids are appended to it); give one like {DEFAULT_BASE}")
 
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
@@ -226,5 +241,6 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
                               loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
                               pins=sorted(set(projection.pins)), warnings=results, validated=validate)
+        store.fix_minting_base(base)
         store.replace_source(record, text)
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)

@@ -157,16 +157,20 @@ class CatalogueStore:
     def minting_base(self) -> str:
         return self.setting("mintingBase") or DEFAULT_BASE
 
-    def fix_minting_base(self, base: str) -> None:
-        """The first load fixes the base; later loads must use the same one, or ids would mint twice."""
+    def check_minting_base(self, base: str) -> None:
+        """A later load must use the base the first one fixed, or ids would mint twice."""
         current = self.setting("mintingBase")
-        if current is not None:
-            if current != base:
-                from .errors import UsageError
-                raise UsageError(f"this store mints IRIs under {current}, not {base}; "
-                                 f"use that base, or `kg reset` to start again")
-            return
-        self.set_setting("mintingBase", base)
+        if current is not None and current != base:
+            from .errors import UsageError
+            raise UsageError(f"this store mints IRIs under {current}, not {base}; "
+                             f"use that base, or `kg reset` to start again")
+
+    def fix_minting_base(self, base: str) -> None:
+        """Records the base with the first file written (not before: a first load whose files were
+        all rejected must leave no base behind, or a mistyped --base would be fixed for good)."""
+        self.check_minting_base(base)
+        if self.setting("mintingBase") is None:
+            self.set_setting("mintingBase", base)
 
     def update(self, text: str) -> None:
         raise NotImplementedError

@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import pyoxigraph as ox
+import pytest
 
 from kg import ingest
 from kg.store import Store
@@ -201,3 +202,30 @@ def test_bulk_loads_are_compacted_when_they_add_up_to_a_quarter_of_the_store(tmp
     store.ox = _CountingCompactions(store.ox)
     assert {o.status for o in ingest.load(store, [EXAMPLES])} == {"unchanged"}
     assert store.ox.compactions == 0 and store.uncompacted_triples() == 0
+
+
+@pytest.mark.parametrize("base, message", [
+    ("not an iri/", "is not an IRI"),
+    ("ids/", "is not an IRI"),
+    ("urn:kg", "must be an absolute IRI ending in /, # or :"),
+    ("https://example.org/ids", "must be an absolute IRI ending in /, # or :"),
+])
+def test_a_bad_base_is_refused_before_anything_is_written(base, message):
+    from kg.errors import UsageError
+    store = Store(":memory:")
+    with pytest.raises(UsageError, match=message):
+        ingest.load(store, [EXAMPLES / "cubby.ttl"], base=base)
+    assert len(store) == 0
+
+
+def test_a_first_load_that_loads_nothing_fixes_no_base(tmp_path):
+    # a mistyped --base on a first load whose files were all rejected was kept for good, and every
+    # later load with the right base was refused until `kg reset`
+    bad = tmp_path / "broken.replayset.json"
+    bad.write_text("{")
+    store = Store(":memory:")
+    [outcome] = ingest.load(store, [bad], base="https://typo.example/")
+    assert outcome.status == "rejected"
+    assert store.setting("mintingBase") is None
+    [outcome] = ingest.load(store, [EXAMPLES / "cubby.ttl"], base="https://example.org/ids/")
+    assert outcome.status == "loaded" and store.minting_base() == "https://example.org/ids/"
