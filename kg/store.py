@@ -14,7 +14,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
-from .errors import StoreBusy, StoreInterrupted
+from .errors import StoreBusy, StoreInterrupted, StoreUnavailable
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
@@ -230,10 +230,12 @@ class Store(CatalogueStore):
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                     self.ox = ox.Store(self.path)
             except OSError as err:
-                if "lock" in str(err).lower():
+                if "lock" in str(err).lower() and "Permission denied" not in str(err):
                     raise StoreBusy(f"the store {self.path} is in use by another kg process; "
                                     f"wait for it to finish, or use another --store") from None
-                raise
+                raise StoreUnavailable(_cannot_open(self.path, err)) from None
+            except RuntimeError as err:  # RocksDB's "Corruption: …"
+                raise StoreUnavailable(_cannot_open(self.path, err)) from None
         if read_only:
             self._refuse_unrecorded()
             if self.path != ":memory:" and self._layers_stale():
@@ -364,6 +366,19 @@ class Store(CatalogueStore):
             raise StoreInterrupted(
                 f"the store {self.path} holds {len(partial)} graph(s) of a load that did not finish "
                 f"(first: {partial[0].value}); run `kg load` on your files again: it clears them first")
+
+
+def _cannot_open(path: str, err: Exception) -> str:
+    """What is wrong with a store folder Oxigraph would not open, and what to do about it."""
+    text = " ".join(str(err).split())
+    if "Permission denied" in text:
+        return (f"the store {path} cannot be opened for writing: permission denied ({text}); give this user "
+                f"write permission on the folder, or use another --store")
+    if "Not a directory" in text or "not a directory" in text or isinstance(err, (FileExistsError, NotADirectoryError)):
+        return (f"{path} is not a store folder: a file is in its place ({text}); point --store or KG_STORE "
+                f"at a folder, or move the file away")
+    return (f"the store {path} is damaged and cannot be opened ({text}); restore it from a backup, or move "
+            f"it aside and load your files again into a new one")
 
 
 def _in_graph(ntriples: str, graph: str) -> str:

@@ -137,3 +137,11 @@ def test_help_teaches_by_example():
     for command in ("load", "query", "stats", "validate", "drop", "sparql", "queries"):
         done = run_kg(command, "--help")
         assert done.returncode == 0 and "Example" in done.stdout, command
+
+
+def test_sparql_text_longer_than_a_file_name_is_a_query(loaded):
+    # Path(text).is_file() raised "File name too long" on a 386-character query
+    text = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }  " + "#" * 400
+    done = run_kg("sparql", text, "--store", loaded, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["n"] > 0
