@@ -242,8 +242,14 @@ def drop(source, store_path):
     Example:
       kg drop examples/cubby-routing.earl.jsonl
     """
-    store = _open(store_path)
     graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
+    try:
+        import pyoxigraph as ox
+        ox.NamedNode(graph)  # checked before it is written into the DROP update
+    except ValueError as err:
+        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
+                               f"`kg stats` lists what is loaded") from None
+    store = _open(store_path)
     if store.drop_source(graph):
         store.flush()
         click.echo(f"dropped {source}")

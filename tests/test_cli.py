@@ -72,6 +72,9 @@ def test_drop_removes_a_source(tmp_path):
     stats = json.loads(run_kg("stats", "--store", store, "--format", "json").stdout)
     assert all(s["kind"] == "vocabulary" for s in stats["sources"])
     assert run_kg("drop", "--store", store, EXAMPLES / "cubby.ttl").returncode == 1
+    bad = run_kg("drop", "--store", store, "http://example.org/a>b")  # was a ValueError traceback
+    assert (bad.returncode, "Traceback" in bad.stderr) == (2, False), bad.stderr
+    assert "http://example.org/a>b is not a loaded file's path or graph IRI (Invalid IRI code point '>')" in bad.stderr
 
 
 def independent_pass_at_k(k: int) -> dict:
