@@ -5,7 +5,7 @@ that any engine runs.
     #+ summary: one line
     #+ description: optional, longer
     #+ params:
-    #+   k: {type: integer, default: 3, doc: trials a case needs for pass@k}
+    #+   k: {type: integer, default: 3, min: 1, doc: trials a case needs for pass@k}   # min, max: bounds of a number
     #+ columns:
     #+   replay_set: the replay set
     #+ derive:
@@ -35,7 +35,7 @@ from . import paths
 from .finishers import FINISHERS
 
 HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags", "unsupported"}
-PARAM_KEYS = {"type", "default", "required", "doc"}
+PARAM_KEYS = {"type", "default", "required", "doc", "min", "max"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DERIVE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$")
@@ -56,6 +56,12 @@ class Param:
     default: Any = None
     required: bool = False
     doc: str = ""
+    min: Any = None  # bounds of an integer or decimal, inclusive: k=0 reached the finisher as a traceback
+    max: Any = None
+
+    def bounds(self) -> str:
+        bounds = [f">= {self.min}" if self.min is not None else "", f"<= {self.max}" if self.max is not None else ""]
+        return " and ".join(b for b in bounds if b)
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,10 @@ class NamedQuery:
                     raise ParameterError(f"{self.name} needs -p {name}=… ({param.type}: {param.doc})")
                 continue  # an absent optional parameter leaves its variable free
             terms[name] = to_term(param, value)
+            number = Decimal(terms[name].value) if param.type in ("integer", "decimal") else None
+            if (param.min is not None and number < Decimal(str(param.min))) or \
+                    (param.max is not None and number > Decimal(str(param.max))):
+                raise ParameterError(f"parameter {name} must be {param.bounds()}, got {value!r} ({param.doc})")
         return terms
 
     def parameter_values(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -258,8 +268,10 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
         if not isinstance(spec, dict) or set(spec) - PARAM_KEYS or spec.get("type") not in PARAM_TYPES:
             raise CatalogueError(f"{path}: parameter {name} needs {{type: {'|'.join(sorted(PARAM_TYPES))}, "
                                  f"default, required, doc}}, got {spec!r}")
+        if (spec.get("min") is not None or spec.get("max") is not None) and spec["type"] not in ("integer", "decimal"):
+            raise CatalogueError(f"{path}: parameter {name}: min and max bound an integer or a decimal")
         params[name] = Param(name, spec["type"], spec.get("default"), bool(spec.get("required", False)),
-                             str(spec.get("doc", "")))
+                             str(spec.get("doc", "")), spec.get("min"), spec.get("max"))
     derive = []
     for column, expression in (header.get("derive") or {}).items():
         match = _DERIVE.match(str(expression))
@@ -418,7 +430,8 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
             lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
             for p in q.params.values():
                 default = "required" if p.required else ("—" if p.default is None else f"`{p.default}`")
-                lines.append(f"| `{p.name}` | {p.type} | {default} | {p.doc} |")
+                kind = f"{p.type}, {p.bounds()}" if p.bounds() else p.type
+                lines.append(f"| `{p.name}` | {kind} | {default} | {p.doc} |")
             lines.append("")
         derived = {d.column: f"{d.function}({', '.join(d.arguments)})" for d in q.derive}
         lines += ["| column | meaning |", "|---|---|"]

@@ -97,7 +97,9 @@ def _report(outcomes, verb: str) -> int:
             click.echo(f"{o.status:9} {o.path} ({o.kind}, {o.triples} triples{warn})")
         elif o.status == "unchanged":
             click.echo(f"unchanged {o.path} (skipped: same sha256 as loaded)")
-    order = ["loaded", "valid", "unchanged", "rejected", "failed"]
+        elif o.status == "skipped":
+            click.echo(f"skipped  {o.path}: {o.problems[0].message}", err=True)
+    order = ["loaded", "valid", "unchanged", "skipped", "rejected", "failed"]
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
     bad = counts.get("rejected") or counts.get("failed")
     click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
@@ -240,8 +242,14 @@ def drop(source, store_path):
     Example:
       kg drop examples/cubby-routing.earl.jsonl
     """
-    store = _open(store_path)
     graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
+    try:
+        import pyoxigraph as ox
+        ox.NamedNode(graph)  # checked before it is written into the DROP update
+    except ValueError as err:
+        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
+                               f"`kg stats` lists what is loaded") from None
+    store = _open(store_path)
     if store.drop_source(graph):
         store.flush()
         click.echo(f"dropped {source}")
@@ -308,7 +316,8 @@ def queries(name, fmt):
             click.echo("parameters:")
             for p in q.params.values():
                 default = f", default {p.default}" if p.default is not None else (", required" if p.required else ", optional")
-                click.echo(f"  -p {p.name}=…  ({p.type}{default})  {p.doc}")
+                bounds = f" {p.bounds()}" if p.bounds() else ""
+                click.echo(f"  -p {p.name}=…  ({p.type}{bounds}{default})  {p.doc}")
         click.echo("columns:")
         for column in q.output_columns:
             click.echo(f"  {column}: {q.columns[column]}")
@@ -325,7 +334,8 @@ def queries(name, fmt):
 
 def _describe(q) -> dict:
     return {"name": q.name, "summary": q.summary, "description": q.description, "path": str(q.path),
-            "params": {p.name: {"type": p.type, "default": p.default, "required": p.required, "doc": p.doc}
+            "params": {p.name: {"type": p.type, "default": p.default, "required": p.required, "doc": p.doc,
+                                **{k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}}
                        for p in q.params.values()},
             "columns": {c: q.columns[c] for c in q.output_columns}, "tags": q.tags}
 
@@ -377,7 +387,7 @@ def sparql(query_text, fmt, store_path):
       kg sparql 'SELECT ?set ?digest WHERE { ?set <https://agenticprimitives.dev/ns/evaluation#setDigest> ?digest }'
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
     """
-    text = Path(query_text).read_text(encoding="utf-8") if Path(query_text).is_file() else query_text
+    text = _query_text(query_text)
     store = _open(store_path, read_only=True)
     try:
         variables, rows = store.select_values(text)
@@ -386,6 +396,21 @@ def sparql(query_text, fmt, store_path):
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries") from None
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
+
+
+def _query_text(argument: str) -> str:
+    """The argument as a file's content when it names a file, else as the query itself."""
+    try:
+        is_file = Path(argument).is_file()
+    except (OSError, ValueError):  # a query longer than a file name may be, or holding a NUL
+        is_file = False
+    if not is_file:
+        return argument
+    try:
+        return Path(argument).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise click.ClickException(f"cannot read the query file {argument}: "
+                                   f"{getattr(err, 'strerror', None) or err}") from None
 
 
 def _protected(store_path) -> dict[str, Path]:
@@ -399,7 +424,8 @@ def _protected(store_path) -> dict[str, Path]:
 @cli.group(invoke_without_command=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
-@click.option("-k", "k", type=int, default=3, show_default=True, help="The k of pass@k and pass^k.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
+              help="The k of pass@k and pass^k (at least 1).")
 @store_option
 @click.pass_context
 def report(ctx, out, k, store_path):

@@ -16,7 +16,9 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}: {self.place}" if self.place else self.file
         text = f"{where}: {self.message}"
-        return f"{text} (fix: {self.fix})" if self.fix else text
+        text = f"{text} (fix: {self.fix})" if self.fix else text
+        # a lone surrogate (a file name that is not UTF-8, a "\ud800" in a key) cannot be printed
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class Rejected(Exception):

@@ -6,10 +6,12 @@ the other files of the same command."""
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from . import paths, validation
 from .errors import Problem, Rejected, StoreUnavailable, UsageError
@@ -23,41 +25,107 @@ class Outcome:
     path: str
     kind: str | None
     status: str  # loaded | unchanged | rejected (bad input) | failed (the store refused the write) | valid
+    #              | skipped (nothing to load there, said why)
     triples: int = 0
     warnings: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
 
-def discover(targets: Iterable[str | Path], kind: str | None = None) -> list[tuple[Path, LoaderSpec | None]]:
+def discover(targets: Iterable[str | Path], kind: str | None = None
+             ) -> tuple[list[tuple[Path, LoaderSpec | None]], list[Outcome]]:
     """Files to load with the loader of each, in dependency order (sets before their gold, gold
-    before results). Folders are walked; a file in a folder that no loader reads is passed over,
-    a file named explicitly is not."""
+    before results), and what could not be considered, each as a rejected (or skipped) outcome
+    naming why. Folders are walked, symbolic links to folders followed once; a file in a folder
+    that no loader reads is passed over, a file named explicitly is not. Hidden files are left out.
+    One unreadable file or folder never stops the others."""
     loaders = registry()
     if kind and kind not in loaders:
         raise UsageError(f"unknown kind {kind!r}; kinds: {', '.join(sorted(loaders))}")
     found: list[tuple[Path, LoaderSpec | None]] = []
+    refused: list[Outcome] = []
+
+    def consider(path: Path, explicit: bool) -> None:
+        problem = _unusable(path)
+        if problem is not None:
+            refused.append(Outcome(_printable(path), None, "rejected", problems=[problem]))
+            return
+        if not explicit and not path.is_file():
+            return  # a socket or a pipe: nothing a loader reads, and reading a pipe would block
+        try:
+            spec = loaders[kind] if kind else recognise(path)
+        except OSError as err:
+            refused.append(_unreadable(path, err))
+            return
+        if spec is not None or explicit:
+            found.append((path, spec))
+
     for target in targets:
         target = Path(target)
-        if not target.exists():
+        if not target.exists() and not target.is_symlink():
             raise UsageError(f"{target}: no such file or folder")
         if target.is_dir():
-            for path in sorted(p for p in target.rglob("*") if p.is_file() and not _hidden(p, target)):
-                spec = loaders[kind] if kind else recognise(path)
-                if spec is not None:
-                    found.append((path, spec))
+            for path in _walk(target, refused):
+                consider(path, explicit=False)
         else:
-            found.append((target, loaders[kind] if kind else recognise(target)))
+            consider(target, explicit=True)
     found.sort(key=lambda item: (item[1].order if item[1] else 0, str(item[0])))
-    return found
+    return found, refused
 
 
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
+def _walk(root: Path, refused: list[Outcome]) -> Iterator[Path]:
+    """Every file under root but hidden ones, in a stable order. A folder that cannot be listed is
+    a rejected outcome; a link to a folder already walked (a loop, or the same files twice) is a
+    skipped one."""
+    seen: dict[str, Path] = {}
+
+    def failed(err: OSError) -> None:
+        refused.append(_unreadable(Path(err.filename), err, "folder"))
+
+    for folder, dirs, files in os.walk(root, onerror=failed, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            refused.append(Outcome(_printable(Path(folder)), None, "skipped", problems=[Problem(
+                _printable(Path(folder)), "", f"a link to {_printable(seen[real])}, which this command "
+                "already walks: its files are loaded once")]))
+            continue
+        seen[real] = Path(folder)
+        # real folders before links to folders, so a file is known by its own path where it can be
+        dirs[:] = sorted((d for d in dirs if not d.startswith(".")),
+                         key=lambda d: (os.path.islink(os.path.join(folder, d)), d))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield Path(folder) / name
+
+
+def _unusable(path: Path) -> Problem | None:
+    """Why a path cannot be loaded before it is even opened: a name that is not UTF-8 (its graph
+    IRI cannot be written), a symbolic link to nothing."""
+    name = _printable(path)
+    if name != str(path):
+        return Problem(name, "", "the file name is not UTF-8, so it cannot name the file's graph",
+                       "rename the file (or its folder) with a UTF-8 name")
+    if path.is_symlink() and not path.exists():
+        return Problem(name, "", f"a symbolic link to {os.readlink(path)}, which does not exist",
+                       "restore its target, or remove the link")
+    return None
+
+
+def _unreadable(path: Path, err: OSError, what: str = "file") -> Outcome:
+    name = _printable(path)
+    return Outcome(name, None, "rejected", problems=[Problem(
+        name, "", f"cannot read the {what}: {err.strerror or err}",
+        f"give kg read permission on it (chmod), or move it out of the way")])
+
+
+def _printable(path: Path) -> str:
+    """The path as text; bytes of a non-UTF-8 name shown as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def recognise(path: Path) -> LoaderSpec | None:
     """The first loader (by order of specificity) whose name patterns match and whose sniff, if it
-    has one, accepts the file's first bytes."""
+    has one, accepts the file's first bytes. OSError when the file must be read and cannot be."""
     candidates = [s for s in registry().values() if s.matches_name(path)]
     if not candidates:
         return None
@@ -96,17 +164,31 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
          write: bool = True, force: bool = False, validate: bool = True,
          progress: Callable[[Iterable], Iterable] | None = None) -> list[Outcome]:
     """Loads (or, with write=False, only checks) every file; returns one outcome per file."""
-    files = discover(targets, kind)
+    files, refused = discover(targets, kind)
     base = base or store.minting_base() or DEFAULT_BASE
+    check_base(base)
     if write:
-        store.fix_minting_base(base)
+        store.check_minting_base(base)  # refused before any work; recorded with the first file written
         ensure_vocabularies(store)
-    outcomes = []
+    outcomes = list(refused)
     for path, spec in (progress(files) if progress else files):
         outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate))
     if write:
         store.flush()
     return outcomes
+
+
+def check_base(base: str) -> None:
+    """The minting base: an absolute IRI that a plain id can be appended to."""
+    import pyoxigraph as ox
+    try:
+        ox.NamedNode(base)
+        absolute = bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", base))
+    except ValueError as err:
+        raise UsageError(f"the base {base!r} is not an IRI ({err}); give one like {DEFAULT_BASE}") from None
+    if not absolute or not base.endswith(("/", "#", ":")):
+        raise UsageError(f"the base {base!r} must be an absolute IRI ending in /, # or : "
+                         f"(ids are appended to it); give one like {DEFAULT_BASE}")
 
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
@@ -159,5 +241,6 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
                               loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
                               pins=sorted(set(projection.pins)), warnings=results, validated=validate)
+        store.fix_minting_base(base)
         store.replace_source(record, text)
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)

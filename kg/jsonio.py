@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
@@ -30,28 +31,156 @@ def decode(file: str, data: bytes) -> str:
             "save the file as UTF-8")]) from None
 
 
-def parse_json(file: str, text: str) -> Any:
+class _Duplicate(ValueError):
+    pass
+
+
+class _Constant(ValueError):
+    pass
+
+
+def _strict_object(pairs: list) -> dict:
+    # json keeps the last of two equal keys without a word; a row saying "passed" then "failed"
+    # would load as failed, so a repeated key is an error
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _Duplicate()
+    return value
+
+
+def _no_constant(name: str):
+    raise _Constant(name)  # NaN and Infinity are not JSON (RFC 8259), though Python's json reads them
+
+
+def _loads(file: str, text: str, line: int | None = None) -> Any:
+    """One JSON text, strictly: no repeated key, no NaN or Infinity, no lone surrogate, no nesting
+    deeper than Python's stack. `line` is the line the text starts on (JSON Lines)."""
+    def at(index: int | None) -> str:
+        if index is None:
+            return f"line {line}" if line is not None else ""
+        if line is not None:
+            return f"line {line}, column {index + 1}"
+        start = text.rfind("\n", 0, index) + 1
+        return f"line {text.count(chr(10), 0, index) + 1}, column {index - start + 1}"
     try:
-        return json.loads(text)
+        value = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+    except _Duplicate:
+        index, key = _scan(text, duplicate=True)
+        raise Rejected([Problem(file, at(index), f'the key "{key}" appears twice in one object '
+                                f"(JSON would keep only the last one)", f'keep one "{key}"')]) from None
+    except _Constant as err:
+        index, _ = _scan(text, constant=True)
+        raise Rejected([Problem(file, at(index), f"{err} is not a JSON number",
+                                "write a number (or null where the field allows it)")]) from None
+    except RecursionError:
+        index, _ = _scan(text, depth=MAX_DEPTH)
+        raise Rejected([Problem(file, at(index), f"the JSON nests more than {MAX_DEPTH} levels deep, more than kg reads",
+                                "flatten the structure")]) from None
+    if _SURROGATE_ESCAPE.search(text):
+        where = _lone_surrogate(value)
+        if where is not None:
+            place = pointer(where) if line is None else f"line {line}, {pointer(where)}"
+            raise Rejected([Problem(file, place, "a lone UTF-16 surrogate (\\ud800-\\udfff) is not a character",
+                                    "escape a character beyond U+FFFF as a surrogate pair, or remove it")])
+    return value
+
+
+MAX_DEPTH = 256  # reported when Python's own stack runs out; real inputs nest a handful of levels
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_INTERESTING = re.compile(r'["{}\[\]NI]')
+
+
+def _scan(text: str, *, duplicate=False, constant=False, depth: int | None = None) -> tuple[int | None, str]:
+    """Where in a JSON text json.loads found the fault it does not place: the first repeated key
+    (and the key), the first NaN or Infinity outside a string, or the first bracket deeper than
+    `depth`. Only run on a text already known to hold the fault; iterative, so any depth is fine."""
+    stack: list[set | None] = []
+    i = 0
+    while True:
+        match = _INTERESTING.search(text, i)
+        if match is None:
+            return None, ""
+        i = match.start()
+        c = text[i]
+        if c == '"':
+            try:
+                key, end = json.decoder.scanstring(text, i + 1)
+            except ValueError:
+                return None, ""
+            j = end
+            while j < len(text) and text[j] in " \t\r\n":
+                j += 1
+            if duplicate and j < len(text) and text[j] == ":" and stack and stack[-1] is not None:
+                if key in stack[-1]:
+                    return i, key
+                stack[-1].add(key)
+            i = end
+            continue
+        if c in "{[":
+            stack.append(set() if c == "{" else None)
+            if depth is not None and len(stack) > depth:
+                return i, ""
+        elif c in "}]":
+            if stack:
+                stack.pop()
+        elif constant and (text.startswith("NaN", i) or text.startswith("Infinity", i)):
+            return (i - 1 if i and text[i - 1] == "-" else i), ""
+        i += 1
+
+
+def _lone_surrogate(value: Any) -> list | None:
+    """The JSON pointer parts of the first string (or key) holding a lone surrogate."""
+    todo: list[tuple[list, Any]] = [([], value)]
+    while todo:
+        where, v = todo.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return where
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                todo.append((where + [k], k))
+                todo.append((where + [k], item))
+        elif isinstance(v, list):
+            todo.extend((where + [n], item) for n, item in enumerate(v))
+    return None
+
+
+def _no_bom(file: str, text: str) -> None:
+    if text.startswith("\ufeff"):
+        raise Rejected([Problem(file, "line 1, column 1", "the file starts with a UTF-8 byte-order mark (BOM), "
+                                "which JSON does not allow", "save the file as UTF-8 without a BOM")])
+
+
+def parse_json(file: str, text: str) -> Any:
+    _no_bom(file, text)
+    try:
+        return _loads(file, text)
     except json.JSONDecodeError as err:
         raise Rejected([Problem(file, f"line {err.lineno}, column {err.colno}",
                                 f"malformed JSON: {err.msg}")]) from None
 
 
 def parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
-    """Every non-blank line is one JSON value; returns (line number, value) pairs."""
+    """Every non-blank line is one JSON value; returns (line number, value) pairs. Lines end at
+    "\\n" only: str.splitlines() also splits at U+2028, U+2029 and U+0085, which a JSON string
+    may hold as they are."""
+    _no_bom(file, text)
     rows, problems = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            rows.append((number, json.loads(line)))
+            rows.append((number, _loads(file, line, number)))
         except json.JSONDecodeError as err:
             problems.append(Problem(file, f"line {number}, column {err.colno}",
                                     f"malformed JSON: {err.msg}",
                                     "JSON Lines takes one complete JSON object per line"))
-            if len(problems) >= MAX_PROBLEMS:
-                break
+        except Rejected as rejected:
+            problems += rejected.problems
+        if len(problems) >= MAX_PROBLEMS:
+            break
     if problems:
         raise Rejected(problems)
     if not rows:

@@ -14,8 +14,10 @@ KG_ENDPOINT_TOKEN (bearer), or the config file; they are never printed or logged
 from __future__ import annotations
 
 import base64
+import json
 import os
 import socket
+import threading
 import time
 import tomllib
 import urllib.error
@@ -30,9 +32,10 @@ from . import layers
 from .catalogue import literal_value
 from .errors import StoreUnavailable
 from .store import SPARQL_PREFIXES, CatalogueStore, SourceRecord, _delete_record, bind_values
-from .terms import CATALOGUE_GRAPH
+from .terms import CATALOGUE_GRAPH, KG
 
 CHUNK = 1 << 20  # bytes per chunk of a streamed upload
+_UNION_CHECKED: set[str] = set()  # query URLs whose default graph was seen to be the union of all graphs
 
 
 class RemoteError(StoreUnavailable):
@@ -133,30 +136,93 @@ class RemoteStore(CatalogueStore):
                     continue
                 raise RemoteError(f"{what} failed: {_explain(url, err)}") from None
 
+    def _within_deadline(self, call):
+        """Runs one whole request (sending, waiting, reading the answer) under KG_ENDPOINT_TIMEOUT.
+        urllib's timeout bounds each socket read, so a server sending a byte every half second
+        never timed out; the request runs in a daemon thread that is abandoned when time is up."""
+        box: dict = {}
+
+        def run():
+            try:
+                box["value"] = call()
+            except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
+                box["error"] = err
+        worker = threading.Thread(target=run, daemon=True, name="kg-remote-request")
+        worker.start()
+        worker.join(self.endpoint.timeout)
+        if worker.is_alive():
+            raise TimeoutError(f"no complete answer within {self.endpoint.timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
     def _sparql(self, text: str, update: bool = False, form: str = "SELECT"):
         from SPARQLWrapper import JSON, POST, SPARQLWrapper
         wrapper = SPARQLWrapper(self.endpoint.query, updateEndpoint=self.endpoint.update)
         wrapper.setMethod(POST)
         wrapper.setReturnFormat(JSON)
-        wrapper.setTimeout(int(self.endpoint.timeout))
+        wrapper.setTimeout(max(1, int(self.endpoint.timeout)))
         auth = self.endpoint.authorization()
         if auth:
             wrapper.addCustomHttpHeader("Authorization", auth)
         wrapper.setQuery(text)
         # SPARQLWrapper guesses the form from the text, and a comment ("#+ description: …") fools it
         wrapper.queryType = "INSERT" if update else form  # any update form routes to the update URL
+
+        def call():
+            result = wrapper.query()
+            headers = {k.lower(): v for k, v in (result.info() or {}).items()}
+            return headers, result.response.read()
+        url = self.endpoint.update if update else self.endpoint.query
+        headers, body = self._with_retries("update" if update else "query", url,
+                                           lambda: self._within_deadline(call))
         if update:
-            return self._with_retries("update", self.endpoint.update, lambda: wrapper.query())
-        result = self._with_retries("query", self.endpoint.query, lambda: wrapper.query())
-        server = (dict((result.info() or {}).items()).get("server") or dict((result.info() or {}).items()).get("Server") or "")
-        self.engine = server.split("/")[0].strip().lower() or self.engine
-        data = result.convert()
-        self._check_complete(result, data)
+            return None
+        self.engine = (headers.get("server") or "").split("/")[0].strip().lower() or self.engine
+        data = self._decode(headers, body, form)
+        self._check_complete(headers, data)
         return data
 
-    def _check_complete(self, result, data) -> None:
+    def _decode(self, headers: dict, body: bytes, form: str) -> dict:
+        """The answer as SPARQL JSON results, or a RemoteError saying what came instead (an HTML
+        login page, an empty or cut-short body, JSON of another shape) — never a traceback."""
+        where = f"query at {self.endpoint.query}"
+        ctype = (headers.get("content-type") or "").split(";")[0].strip().lower() or "no content type"
+        if not body.strip():
+            raise RemoteError(f"{where}: the server answered with an empty body ({ctype}), not SPARQL results — "
+                              f"check that the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY) is a SPARQL query service")
+        if "html" in ctype or body.lstrip()[:1] == b"<":
+            raise RemoteError(f"{where}: the server answered with an HTML page ({ctype}), not SPARQL results — "
+                              f"a login page or a proxy's? check the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY) and the "
+                              f"credentials")
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as err:
+            raise RemoteError(f"{where}: the answer is not valid JSON ({ctype}, {len(body)} bytes: {err}) — cut "
+                              f"short by the server or a proxy, or not a SPARQL service; kg computes nothing from "
+                              f"it") from None
+        if form == "ASK":
+            fine = isinstance(data, dict) and isinstance(data.get("boolean"), bool)
+        else:
+            head, results = (data.get("head"), data.get("results")) if isinstance(data, dict) else (None, None)
+            fine = (isinstance(head, dict) and isinstance(head.get("vars"), list)
+                    and isinstance(results, dict) and isinstance(results.get("bindings"), list))
+        if not fine:
+            wanted = '"boolean"' if form == "ASK" else '"head": {"vars"} and "results": {"bindings"}'
+            raise RemoteError(f"{where}: the answer is JSON but not SPARQL {form} results (no {wanted}) — check "
+                              f"that the URL is a SPARQL query service")
+        return data
+
+    def _rows(self, data: dict, convert) -> list[tuple]:
+        names = data["head"]["vars"]
+        try:
+            return [tuple(convert(row.get(n)) for n in names) for row in data["results"]["bindings"]]
+        except (AttributeError, KeyError, TypeError, ValueError) as err:
+            raise RemoteError(f"query at {self.endpoint.query}: a row of the answer is not a SPARQL JSON binding "
+                              f"({type(err).__name__}: {err}); kg computes nothing from it") from None
+
+    def _check_complete(self, headers: dict, data) -> None:
         """Fail loudly rather than compute a number from an answer the server cut short."""
-        headers = {k.lower(): v for k, v in (result.info() or {}).items()}
         rows = len(data.get("results", {}).get("bindings", [])) if isinstance(data, dict) else 0
         if headers.get("x-sql-state") == "S1TAT":  # Virtuoso's "anytime" answer: what it had when its time ran out
             raise RemoteError(f"query at {self.endpoint.query}: the server returned an incomplete answer (HTTP 200, "
@@ -179,17 +245,35 @@ class RemoteStore(CatalogueStore):
         self._sparql(SPARQL_PREFIXES + text, update=True)
 
     def select(self, query: str, **bindings) -> list[tuple]:
-        data = self._sparql(SPARQL_PREFIXES + bind_values(query, bindings))
-        names = data["head"]["vars"]
-        return [tuple(_term(row.get(n)) for n in names) for row in data["results"]["bindings"]]
+        return self._rows(self._sparql(SPARQL_PREFIXES + bind_values(query, bindings)), _term)
 
     def ask(self, query: str, **bindings) -> bool:
-        return bool(self._sparql(SPARQL_PREFIXES + bind_values(query, bindings), form="ASK")["boolean"])
+        return self._sparql(SPARQL_PREFIXES + bind_values(query, bindings), form="ASK")["boolean"]
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
+        """A catalogue or ad-hoc query over the default graph, which must be the union of all graphs."""
+        self.check_union_default_graph()
         data = self._sparql(text)
-        names = data["head"]["vars"]
-        return names, [tuple(_value(row.get(n)) for n in names) for row in data["results"]["bindings"]]
+        return data["head"]["vars"], self._rows(data, _value)
+
+    def check_union_default_graph(self) -> None:
+        """Refuses a server whose default graph is not the union of its named graphs: every
+        catalogue query would answer 0 rows there, and exit 0. Asked of the catalogue graph kg
+        wrote, once per endpoint and process (not cached while nothing is loaded: then there is
+        nothing to tell by)."""
+        if self.endpoint.query in _UNION_CHECKED:
+            return
+        source = f"?g a <{KG}Source>"
+        if not self._sparql(f"ASK {{ GRAPH <{CATALOGUE_GRAPH}> {{ {source} }} }}", form="ASK")["boolean"]:
+            return
+        if not self._sparql(f"ASK {{ {source} }}", form="ASK")["boolean"]:
+            raise RemoteError(
+                f"query at {self.endpoint.query}: the server's default graph is not the union of its named graphs "
+                f"(the graph <{CATALOGUE_GRAPH}> lists kg's sources, a query over the default graph sees none of "
+                f"them), so every catalogue query would answer 0 rows — start Oxigraph server with "
+                f"--union-default-graph (as `kg serve` does), set tdb2:unionDefaultGraph true on a Fuseki TDB2 "
+                f"dataset, or use an engine whose default graph is the union of all graphs (Virtuoso's is)")
+        _UNION_CHECKED.add(self.endpoint.query)
 
     # ── graphs ──
     def put_graph(self, graph: str, ntriples: str) -> None:
@@ -211,8 +295,8 @@ class RemoteStore(CatalogueStore):
                 request.add_header("Authorization", auth)
             with urllib.request.urlopen(request, timeout=self.endpoint.timeout) as response:
                 response.read()
-        self._with_retries(f"storing the graph <{graph}>", self.endpoint.gsp, send)
-        if data and not self._sparql(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}", form="ASK").get("boolean"):
+        self._with_retries(f"storing the graph <{graph}>", self.endpoint.gsp, lambda: self._within_deadline(send))
+        if data and not self._sparql(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}", form="ASK")["boolean"]:
             raise RemoteError(f"storing the graph <{graph}> failed: {self.endpoint.gsp} accepted the upload "
                               f"but the graph is empty — the server dropped the body")
 
@@ -246,16 +330,13 @@ class RemoteStore(CatalogueStore):
             raise RemoteError(f"reset at {self.endpoint.update}: the catalogue graph is still there after DROP GRAPH")
 
     def dump(self) -> bytes:
-        data = self._sparql("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
-        lines = []
-        for row in data["results"]["bindings"]:
-            s, p_, o, g = (_term(row[k]) for k in ("s", "p", "o", "g"))
-            lines.append(f"{s} {p_} {o} {g} .\n")
+        rows = self._rows(self._sparql("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"), _term)
+        lines = [f"{s} {p_} {o} {g} .\n" for s, p_, o, g in rows]
         return "".join(sorted(lines)).encode("utf-8")
 
     def __len__(self) -> int:
-        data = self._sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
-        return int(data["results"]["bindings"][0]["n"]["value"])
+        [(n,)] = self._rows(self._sparql("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"), _value) or [(0,)]
+        return int(n or 0)
 
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"

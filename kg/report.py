@@ -106,6 +106,8 @@ class Site:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
+        # labels are ids and names, never math: "cost$a^{$b" as mathtext failed and crashed kg report
+        plt.rcParams["text.parse_math"] = False
         path = self.out / "charts" / f"{name}.svg"
         before = set(plt.get_fignums())
         try:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
-from .errors import StoreBusy, StoreInterrupted
+from .errors import StoreBusy, StoreInterrupted, StoreUnavailable
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
@@ -156,16 +156,20 @@ class CatalogueStore:
     def minting_base(self) -> str:
         return self.setting("mintingBase") or DEFAULT_BASE
 
-    def fix_minting_base(self, base: str) -> None:
-        """The first load fixes the base; later loads must use the same one, or ids would mint twice."""
+    def check_minting_base(self, base: str) -> None:
+        """A later load must use the base the first one fixed, or ids would mint twice."""
         current = self.setting("mintingBase")
-        if current is not None:
-            if current != base:
-                from .errors import UsageError
-                raise UsageError(f"this store mints IRIs under {current}, not {base}; "
-                                 f"use that base, or `kg reset` to start again")
-            return
-        self.set_setting("mintingBase", base)
+        if current is not None and current != base:
+            from .errors import UsageError
+            raise UsageError(f"this store mints IRIs under {current}, not {base}; "
+                             f"use that base, or `kg reset` to start again")
+
+    def fix_minting_base(self, base: str) -> None:
+        """Records the base with the first file written (not before: a first load whose files were
+        all rejected must leave no base behind, or a mistyped --base would be fixed for good)."""
+        self.check_minting_base(base)
+        if self.setting("mintingBase") is None:
+            self.set_setting("mintingBase", base)
 
     def update(self, text: str) -> None:
         raise NotImplementedError
@@ -233,10 +237,12 @@ class Store(CatalogueStore):
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                     self.ox = ox.Store(self.path)
             except OSError as err:
-                if "lock" in str(err).lower():
+                if "lock" in str(err).lower() and "Permission denied" not in str(err):
                     raise StoreBusy(f"the store {self.path} is in use by another kg process; "
                                     f"wait for it to finish, or use another --store") from None
-                raise
+                raise StoreUnavailable(_cannot_open(self.path, err)) from None
+            except RuntimeError as err:  # RocksDB's "Corruption: …"
+                raise StoreUnavailable(_cannot_open(self.path, err)) from None
         if read_only:
             self._refuse_unrecorded()
             if self.path != ":memory:" and self._layers_stale():
@@ -397,6 +403,19 @@ class Store(CatalogueStore):
             raise StoreInterrupted(
                 f"the store {self.path} holds {len(partial)} graph(s) of a load that did not finish "
                 f"(first: {partial[0].value}); run `kg load` on your files again: it clears them first")
+
+
+def _cannot_open(path: str, err: Exception) -> str:
+    """What is wrong with a store folder Oxigraph would not open, and what to do about it."""
+    text = " ".join(str(err).split())
+    if "Permission denied" in text:
+        return (f"the store {path} cannot be opened for writing: permission denied ({text}); give this user "
+                f"write permission on the folder, or use another --store")
+    if "Not a directory" in text or "not a directory" in text or isinstance(err, (FileExistsError, NotADirectoryError)):
+        return (f"{path} is not a store folder: a file is in its place ({text}); point --store or KG_STORE "
+                f"at a folder, or move the file away")
+    return (f"the store {path} is damaged and cannot be opened ({text}); restore it from a backup, or move "
+            f"it aside and load your files again into a new one")
 
 
 def _in_graph(ntriples: str, graph: str) -> str:

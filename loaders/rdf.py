@@ -8,13 +8,56 @@ rejected."""
 import pyoxigraph as ox
 
 from kg.loading import Projection, loader
+from kg.lookups import VALUES_CHUNK
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
 
 
-def as_ntriples(source) -> str:
-    triples = list(dict.fromkeys(q.triple for q in source.quads()))  # a triple in two named graphs is one
+EARL = "http://www.w3.org/ns/earl#"
+RESULT, OUTCOME = ox.NamedNode(EARL + "result"), ox.NamedNode(EARL + "outcome")
+
+
+def triples_of(source) -> list[ox.Triple]:
+    return list(dict.fromkeys(q.triple for q in source.quads()))  # a triple in two named graphs is one
+
+
+def as_ntriples(triples: list[ox.Triple]) -> str:
     return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
+
+
+def refuse_restated_outcomes(triples: list[ox.Triple], ctx) -> None:
+    """An assertion (by IRI) another source already holds may not be given another outcome here:
+    both would stand, and the verdict would quietly turn "conflicting". A correction is a new
+    assertion that supersedes the old one."""
+    results: dict[ox.Term, set] = {}
+    for t in triples:
+        if t.predicate == RESULT and isinstance(t.subject, ox.NamedNode):
+            results.setdefault(t.object, set()).add(t.subject)
+    stated: dict[str, set[str]] = {}
+    for t in triples:
+        if t.predicate == OUTCOME:
+            for assertion in results.get(t.subject, ()):
+                stated.setdefault(assertion.value, set()).add(t.object.value)
+    wanted = sorted(stated)
+    for start in range(0, len(wanted), VALUES_CHUNK):
+        values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + VALUES_CHUNK])
+        rows = ctx.select(f"""SELECT ?s ?o ?path WHERE {{ VALUES ?s {{ {values} }}
+                                GRAPH ?g {{ ?s earl:result ?r }} GRAPH ?h {{ ?r earl:outcome ?o }}
+                                FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }}""")
+        loaded: dict[str, tuple[set[str], str]] = {}
+        for s, o, path in rows:
+            loaded.setdefault(s.value, (set(), path.value))[0].add(o.value)
+        for a, (outcomes, path) in sorted(loaded.items()):
+            if outcomes != stated[a]:
+                ctx.problem(f"focus node <{a}>",
+                            f"assertion <{a}> is already loaded from {path} with outcome "
+                            f"{_short(outcomes)}; this file gives it {_short(stated[a])}",
+                            "an assertion is stated once; a correction is a new assertion with apeval:supersedes, "
+                            "or drop the other source first")
+
+
+def _short(outcomes: set[str]) -> str:
+    return " and ".join(sorted(o.replace(EARL, "earl:") for o in outcomes))
 
 
 def speaks_earl(path, head: bytes) -> bool:
@@ -24,9 +67,11 @@ def speaks_earl(path, head: bytes) -> bool:
 
 @loader(kind="earl", parse="rdf", patterns=RDF_PATTERNS, shapes="earl.ttl", order=40, sniff=speaks_earl)
 def read_earl(source, ctx):
-    return Projection(as_ntriples(source))
+    triples = triples_of(source)
+    refuse_restated_outcomes(triples, ctx)
+    return Projection(as_ntriples(triples))
 
 
 @loader(kind="ontology", parse="rdf", patterns=RDF_PATTERNS, shapes="ontology.ttl", order=5)
 def read_ontology(source, ctx):
-    return Projection(as_ntriples(source))
+    return Projection(as_ntriples(triples_of(source)))

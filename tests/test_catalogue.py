@@ -99,11 +99,38 @@ SELECT ?n WHERE { { SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?v FILTER(?v >= ?
     ({"nope": 1}, "has no parameter nope"),
     ({"k": "two"}, "takes an integer"),
     ({"k": True}, "takes an integer"),
+    ({"k": 0}, r"parameter k must be >= 1, got 0 \(trials a case needs"),  # was a traceback from the finisher
+    ({"k": "-1"}, "parameter k must be >= 1, got '-1'"),
 ])
 def test_bad_parameter_values_are_refused(params, message):
     q = catalogue.load()["pass-at-k"]
     with pytest.raises(ParameterError, match=message):
         catalogue.run(q, Store(":memory:"), params)
+
+
+@pytest.mark.parametrize("query, value", [("graduation", "1.5"), ("graduation", "-0.1"), ("graduation-runs", 2)])
+def test_a_threshold_is_a_rate(query, value):
+    with pytest.raises(ParameterError, match="parameter threshold must be >= 0 and <= 1"):
+        catalogue.run(catalogue.load()[query], Store(":memory:"), {"threshold": value})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["query", "pass-at-k", "-p", "k=0"], "Error: parameter k must be >= 1, got '0'"),
+    (["report", "-k", "0"], "Invalid value for '-k': 0 is not in the range x>=1"),
+])
+def test_the_cli_refuses_an_out_of_range_k_as_a_usage_error(tmp_path, args, message):
+    from .conftest import EXAMPLES, run_kg
+    store = tmp_path / "store"
+    assert run_kg("load", EXAMPLES / "cubby-regression.replayset.json", "--store", store).returncode == 0
+    done = run_kg(*args, "--store", store, cwd=tmp_path)
+    assert (done.returncode, message in done.stderr, "Traceback" in done.stderr) == (2, True, False), done.stderr
+
+
+def test_bounds_are_for_numbers(tmp_path):
+    path = write(tmp_path, "#+ summary: s\n#+ params:\n#+   x: {type: string, min: 1}\n#+ columns:\n#+   x: x\n"
+                           "SELECT ?x WHERE { ?x ?p ?o }\n")
+    with pytest.raises(catalogue.CatalogueError, match="min and max bound an integer or a decimal"):
+        catalogue.parse_file(path)
 
 
 def test_binding_skips_strings_and_comments():

@@ -72,6 +72,9 @@ def test_drop_removes_a_source(tmp_path):
     stats = json.loads(run_kg("stats", "--store", store, "--format", "json").stdout)
     assert all(s["kind"] == "vocabulary" for s in stats["sources"])
     assert run_kg("drop", "--store", store, EXAMPLES / "cubby.ttl").returncode == 1
+    bad = run_kg("drop", "--store", store, "http://example.org/a>b")  # was a ValueError traceback
+    assert (bad.returncode, "Traceback" in bad.stderr) == (2, False), bad.stderr
+    assert "http://example.org/a>b is not a loaded file's path or graph IRI (Invalid IRI code point '>')" in bad.stderr
 
 
 def independent_pass_at_k(k: int) -> dict:
@@ -137,3 +140,11 @@ def test_help_teaches_by_example():
     for command in ("load", "query", "stats", "validate", "drop", "sparql", "queries"):
         done = run_kg(command, "--help")
         assert done.returncode == 0 and "Example" in done.stdout, command
+
+
+def test_sparql_text_longer_than_a_file_name_is_a_query(loaded):
+    # Path(text).is_file() raised "File name too long" on a 386-character query
+    text = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }  " + "#" * 400
+    done = run_kg("sparql", text, "--store", loaded, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["n"] > 0

@@ -35,7 +35,7 @@ def instances() -> dict[str, list]:
             text = path.read_text(encoding="utf-8")
             values = ([json.loads(line) for line in text.splitlines() if line.strip()]
                       if path.name.endswith(".jsonl") else [json.loads(text)])
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             continue  # malformed on purpose: never reaches a schema
         for value in values:
             found.setdefault(spec.schema_path(), []).append(value)
@@ -122,3 +122,37 @@ def test_a_refused_row_is_explained_by_jsonschema():
     problems = jsonio.schema_problems("f.earl.jsonl", bad, schema, line=3)
     assert [p.place for p in problems] == ["line 3, /trial"]
     assert jsonio.schema_problems("f.earl.jsonl", row, schema, line=3) == []
+
+
+# ── strict parsing: what json.loads accepts or fails on, and kg must refuse with a place ──
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_a_jsonl_string_may_hold_unicode_line_separators(separator):
+    """Valid JSON: str.splitlines() split such a line in two and rejected the file."""
+    text = json.dumps({"info": f"a{separator}b"}, ensure_ascii=False) + "\n" + json.dumps({"info": "c"}) + "\n"
+    assert jsonio.parse_jsonl("f.jsonl", text) == [(1, {"info": f"a{separator}b"}), (2, {"info": "c"})]
+
+
+def test_jsonl_lines_may_end_with_crlf():
+    assert jsonio.parse_jsonl("f.jsonl", '{"a": 1}\r\n{"a": 2}\r\n') == [(1, {"a": 1}), (2, {"a": 2})]
+
+
+@pytest.mark.parametrize("text, place, message", [
+    ('{"a": 1,\n "b": {"c": 1, "c": 2}}', "line 2, column 16", 'the key "c" appears twice'),
+    ('{"a": "{\\"a\\": 1}", "a": 2}', "line 1, column 21", 'the key "a" appears twice'),  # not fooled by a string
+    ('{"a": [1, -Infinity]}', "line 1, column 11", "-Infinity is not a JSON number"),
+    ('{"a": "NaN", "b": NaN}', "line 1, column 19", "NaN is not a JSON number"),
+    ('{"a": "x\\udc00"}', "/a", "a lone UTF-16 surrogate"),
+    ('{"a\\ud800": 1}', "/a\ud800", "a lone UTF-16 surrogate"),
+    ("[" * 50_000 + "]" * 50_000, "line 1, column 257", "nests more than 256 levels deep"),
+])
+def test_json_faults_are_placed(text, place, message):
+    with pytest.raises(jsonio.Rejected) as err:
+        jsonio.parse_json("f.json", text)
+    problem = err.value.problems[0]
+    assert (problem.place, message in problem.message) == (place, True), problem
+    str(problem).encode("utf-8")  # printable, whatever the file holds
+
+
+def test_a_surrogate_pair_is_one_character():
+    assert jsonio.parse_json("f.json", '{"a": "\\ud83d\\ude00"}') == {"a": "\U0001F600"}

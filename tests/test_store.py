@@ -2,9 +2,13 @@
 load killed half-way."""
 import subprocess
 import sys
+import shutil
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
 from kg import ingest
 from kg.store import Store
@@ -201,3 +205,80 @@ def test_bulk_loads_are_compacted_when_they_add_up_to_a_quarter_of_the_store(tmp
     store.ox = _CountingCompactions(store.ox)
     assert {o.status for o in ingest.load(store, [EXAMPLES])} == {"unchanged"}
     assert store.ox.compactions == 0 and store.uncompacted_triples() == 0
+
+
+@pytest.mark.parametrize("base, message", [
+    ("not an iri/", "is not an IRI"),
+    ("ids/", "is not an IRI"),
+    ("urn:kg", "must be an absolute IRI ending in /, # or :"),
+    ("https://example.org/ids", "must be an absolute IRI ending in /, # or :"),
+])
+def test_a_bad_base_is_refused_before_anything_is_written(base, message):
+    from kg.errors import UsageError
+    store = Store(":memory:")
+    with pytest.raises(UsageError, match=message):
+        ingest.load(store, [EXAMPLES / "cubby.ttl"], base=base)
+    assert len(store) == 0
+
+
+def test_a_first_load_that_loads_nothing_fixes_no_base(tmp_path):
+    # a mistyped --base on a first load whose files were all rejected was kept for good, and every
+    # later load with the right base was refused until `kg reset`
+    bad = tmp_path / "broken.replayset.json"
+    bad.write_text("{")
+    store = Store(":memory:")
+    [outcome] = ingest.load(store, [bad], base="https://typo.example/")
+    assert outcome.status == "rejected"
+    assert store.setting("mintingBase") is None
+    [outcome] = ingest.load(store, [EXAMPLES / "cubby.ttl"], base="https://example.org/ids/")
+    assert outcome.status == "loaded" and store.minting_base() == "https://example.org/ids/"
+
+
+@pytest.fixture
+def a_store(tmp_path):
+    from tests.conftest import run_kg
+    path = tmp_path / "store"
+    assert run_kg("load", "--store", path, EXAMPLES / "cubby.ttl").returncode == 0
+    return path
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda p: (p / "CURRENT").write_text(""), "is damaged and cannot be opened (Corruption: CURRENT file"),
+    (lambda p: next(p.glob("MANIFEST-*")).unlink(), "is damaged and cannot be opened"),
+    (lambda p: (shutil.rmtree(p), p.write_text("not a store")), "is not a store folder: a file is in its place"),
+])
+@pytest.mark.parametrize("command", ["stats", "load"])
+def test_a_damaged_store_is_a_clear_error(a_store, damage, message, command):
+    from tests.conftest import run_kg
+    damage(a_store)
+    args = ["stats"] if command == "stats" else ["load", EXAMPLES / "cubby-routing.replayset.json"]
+    done = run_kg(*args, "--store", a_store)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
+    assert f"kg: {a_store}" in done.stderr or f"kg: the store {a_store}" in done.stderr, done.stderr
+    assert message in done.stderr, done.stderr
+
+
+def test_a_store_this_user_cannot_write_is_a_clear_error(a_store):
+    import os
+    from tests.conftest import run_kg
+    command = [sys.executable, "-m", "kg", "load", "--store", str(a_store), str(EXAMPLES / "cubby-routing.replayset.json")]
+    if os.geteuid() == 0:  # root writes anywhere: run kg as nobody instead
+        if not shutil.which("setpriv"):
+            pytest.skip("running as root without setpriv")
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+        for path in [a_store, *a_store.parents]:
+            if path == Path(tempfile.gettempdir()):
+                break
+            path.chmod(path.stat().st_mode | 0o055)  # nobody may read it, and reach it
+        for path in a_store.iterdir():
+            path.chmod(0o644)
+    a_store.chmod(0o555)
+    before = sorted(p.name for p in a_store.iterdir())
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=a_store.parent,
+                          env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)))
+    a_store.chmod(0o755)
+    assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
+    assert f"kg: the store {a_store} cannot be opened for writing: permission denied" in done.stderr
+    assert "give this user write permission on the folder, or use another --store" in done.stderr
+    assert sorted(p.name for p in a_store.iterdir()) == before
+    assert run_kg("stats", "--store", a_store).returncode == 0  # reading it still works

@@ -22,8 +22,9 @@ def free_port() -> int:
 
 
 class OxigraphServer:
-    def __init__(self, location: Path):
+    def __init__(self, location: Path, union_default_graph: bool = True):
         self.location = location
+        self.union_default_graph = union_default_graph
         self.port = free_port()
         self.process = None
 
@@ -34,7 +35,8 @@ class OxigraphServer:
     def start(self):
         self.process = subprocess.Popen(
             [OXIGRAPH, "serve", "--location", str(self.location), "--bind", f"127.0.0.1:{self.port}",
-             "--union-default-graph"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             *(["--union-default-graph"] if self.union_default_graph else [])],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

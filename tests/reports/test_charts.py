@@ -51,3 +51,16 @@ def test_a_chart_that_draws_is_an_image(tmp_path, capsys):
     assert (tmp_path / "charts" / "ok.svg").read_text().lstrip().startswith("<?xml")
     assert s.undrawn == {} and capsys.readouterr().err == ""
     assert plt.get_fignums() == []
+
+
+def test_a_label_with_dollar_signs_is_drawn_as_written(tmp_path, capsys):
+    # a system or replay-set id like "cost$a^{$b" was read as matplotlib mathtext, which failed to
+    # parse and crashed kg report; labels are text, never math
+    rows = [{"bar": "cost$a^{$b · sys$1$", "v": 0.5, "lo": 0.4, "hi": 0.6},
+            {"bar": r"$\frac{1}{0}$", "v": 0.2, "lo": 0.1, "hi": 0.3}]
+    s = site(tmp_path)
+    html = str(s.rate_chart("dollars", rows, "bar", "v", "lo", "hi", "title $x$"))
+    assert html.startswith('<img class="chart"'), html
+    svg = (tmp_path / "charts" / "dollars.svg").read_text()
+    assert "cost$a^{$b · sys$1$" in svg and r"$\frac{1}{0}$" in svg  # the labels' own text, as written
+    assert s.undrawn == {} and capsys.readouterr().err == ""

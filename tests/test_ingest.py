@@ -1,0 +1,113 @@
+"""Finding files in folders: one bad thing in a folder is rejected alone, the good files beside it
+load, and nothing is passed over without a word (issue 18). kg runs as root on some machines,
+where permissions do not bite, so unreadable files and folders are made by failing the call."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kg import ingest
+from kg.store import Store
+
+from .conftest import TESTS, run_kg
+
+BASE = TESTS / "bad" / "_base"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """The good estate, its results in a subfolder reached both directly and through a link."""
+    root = tmp_path / "estate"
+    (root / "results").mkdir(parents=True)
+    for name in ("mini.replayset.json", "mini.gold.json", "mini.situations.jsonl"):
+        shutil.copy(BASE / name, root / name)
+    shutil.copy(BASE / "mini.earl.jsonl", root / "results" / "mini.earl.jsonl")
+    (root / "also-results").symlink_to("results")
+    (root / "results" / "up").symlink_to("..")  # a loop
+    return root
+
+
+def by_name(outcomes):
+    return {Path(o.path).name: o for o in outcomes}
+
+
+def test_links_to_folders_are_followed_once_and_named(tree):
+    outcomes = by_name(ingest.load(Store(":memory:"), [tree]))
+    assert {n: o.status for n, o in outcomes.items()} == {
+        "mini.replayset.json": "loaded", "mini.gold.json": "loaded", "mini.situations.jsonl": "loaded",
+        "mini.earl.jsonl": "loaded", "also-results": "skipped", "up": "skipped"}
+    assert outcomes["mini.earl.jsonl"].path == str(tree / "results" / "mini.earl.jsonl")  # its own path
+    assert "a link to " + str(tree / "results") + ", which this command already walks" in \
+        outcomes["also-results"].problems[0].message
+
+
+def test_a_dangling_link_is_rejected_alone(tree):
+    (tree / "gone.earl.jsonl").symlink_to("nowhere.earl.jsonl")
+    outcomes = by_name(ingest.load(Store(":memory:"), [tree]))
+    assert outcomes["gone.earl.jsonl"].status == "rejected"
+    assert str(outcomes["gone.earl.jsonl"].problems[0]) == (
+        f"{tree / 'gone.earl.jsonl'}: a symbolic link to nowhere.earl.jsonl, which does not exist "
+        f"(fix: restore its target, or remove the link)")
+    assert outcomes["mini.earl.jsonl"].status == "loaded"
+
+
+def test_a_file_name_that_is_not_utf8_is_rejected_alone(tree):
+    name = os.fsdecode(b"r\xe9sultats.earl.jsonl")
+    shutil.copy(BASE / "mini.earl.jsonl", tree / name)
+    outcomes = ingest.load(Store(":memory:"), [tree])
+    bad = [o for o in outcomes if "sultats" in o.path]
+    assert [(o.status, o.path) for o in bad] == [("rejected", str(tree / "r\\xe9sultats.earl.jsonl"))]
+    assert "the file name is not UTF-8" in str(bad[0].problems[0])
+    assert by_name(outcomes)["mini.earl.jsonl"].status == "loaded"
+
+
+def test_an_unreadable_folder_is_rejected_alone(tree, monkeypatch):
+    locked = tree / "locked"
+    locked.mkdir()
+    shutil.copy(BASE / "mini.earl.jsonl", locked / "other.earl.jsonl")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    outcomes = by_name(ingest.load(Store(":memory:"), [tree]))
+    assert outcomes["locked"].status == "rejected"
+    assert str(outcomes["locked"].problems[0]) == (
+        f"{locked}: cannot read the folder: Permission denied (fix: give kg read permission on it (chmod), "
+        f"or move it out of the way)")
+    assert outcomes["mini.earl.jsonl"].status == "loaded"
+
+
+@pytest.mark.parametrize("name", ["report.ttl", "unreadable.earl.jsonl"])  # sniffed by content, or by name
+def test_an_unreadable_file_is_rejected_alone(tree, monkeypatch, name):
+    target = tree / name
+    target.write_text("")
+    real_open, real_read = open, Path.read_bytes
+
+    def fail_on_target(path, *args, **kwargs):
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(ingest, "open", fail_on_target, raising=False)  # recognise() sniffing the head
+    monkeypatch.setattr(Path, "read_bytes", lambda self: fail_on_target(self) if self == target else real_read(self))
+    outcomes = by_name(ingest.load(Store(":memory:"), [tree]))
+    assert outcomes[name].status == "rejected"
+    assert "Permission denied" in str(outcomes[name].problems[0]), outcomes[name].problems
+    assert outcomes["mini.earl.jsonl"].status == "loaded"
+
+
+def test_the_cli_names_what_it_could_not_load(tree, tmp_path):
+    (tree / "gone.earl.jsonl").symlink_to("nowhere.earl.jsonl")
+    shutil.copy(BASE / "mini.earl.jsonl", tree / os.fsdecode(b"\xff.earl.jsonl"))
+    done = run_kg("load", tree, "--store", tmp_path / "store")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "\\xff.earl.jsonl: the file name is not UTF-8" in done.stderr
+    assert "gone.earl.jsonl: a symbolic link to nowhere.earl.jsonl" in done.stderr
+    assert "also-results: a link to" in done.stderr
+    assert "load: 4 loaded, 2 skipped, 2 rejected" in done.stderr
