@@ -20,6 +20,7 @@ the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigrap
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import re
 from collections.abc import Iterable
@@ -318,15 +319,42 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
 
 
 def load(root: Path | None = None, deep: bool = False) -> dict[str, NamedQuery]:
-    """Every named query under queries/ (or root); deep=True checks each one's SPARQL too."""
-    root = root or paths.queries()
+    """Every named query under queries/ (or root); deep=True checks each one's SPARQL too.
+
+    Without root: the built-in queries, then the project's queries/ (kg/paths.py), whose query of
+    a built-in's name replaces it, said on stderr."""
     catalogue: dict[str, NamedQuery] = {}
-    for path in sorted(root.rglob("*.rq")):
-        query = parse_file(path, deep)
-        if query.name in catalogue:
-            raise CatalogueError(f"{path}: the name {query.name} is taken by {catalogue[query.name].path}")
-        catalogue[query.name] = query
+    for folder in ([root] if root else paths.folders("queries")):
+        own: dict[str, NamedQuery] = {}
+        for path in sorted(folder.rglob("*.rq")):
+            query = parse_file(path, deep)
+            if query.name in own:
+                raise CatalogueError(f"{path}: the name {query.name} is taken by {own[query.name].path}")
+            own[query.name] = query
+            if query.name in catalogue:
+                paths.warn_override(path, catalogue[query.name].path)
+        catalogue.update(own)
     return catalogue
+
+
+class UnknownQuery(LookupError):
+    """A query name the catalogue does not have; the message suggests close names."""
+
+    def __init__(self, name: str, known, hint: str):
+        close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+        suggestion = f"; did you mean {' or '.join(close)}?" if close else ""
+        self.name, self.close = name, close
+        super().__init__(f"no query named {name!r}{suggestion} ({hint} lists them)")
+
+    def __str__(self) -> str:  # not KeyError's repr of the message
+        return self.args[0]
+
+
+def lookup(entries: dict[str, NamedQuery], name: str, hint: str = "`kg queries`") -> NamedQuery:
+    """entries[name], or an UnknownQuery that names the close matches."""
+    if name not in entries:
+        raise UnknownQuery(name, entries, hint)
+    return entries[name]
 
 
 # ── running ──
