@@ -14,19 +14,26 @@ import textwrap
 from . import catalogue, ingest, output
 from . import report as report_module
 from .errors import StoreBusy, UsageError
-from .store import Store, resolve_store_path
+from .layers import LayerError
+from .store import Store, Where, locate
 from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 
 def store_option(command):
-    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server."""
-    command = click.option("--endpoint", metavar="URL", expose_value=False, envvar="KG_ENDPOINT",
+    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server; neither
+    reads the environment itself: kg.store.locate weighs them, KG_ENDPOINT, KG_STORE and kg.toml."""
+    command = click.option("--endpoint", metavar="URL", expose_value=False,
                            callback=lambda ctx, _, value: ctx.meta.__setitem__("kg.endpoint", value),
                            help="A SPARQL 1.1 server to use instead of the embedded store (env KG_ENDPOINT; "
                                 "see docs/remote.md).")(command)
-    return click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
-                        help="The store folder (default .kg/store; env KG_STORE).")(command)
+    return click.option("--store", "store_path", metavar="PATH",
+                        help="The store folder (else KG_ENDPOINT, KG_STORE, kg.toml's store, or .kg/store "
+                             "found from here upward).")(command)
+
+
+def _where(store_path) -> Where:
+    return locate(store_path, click.get_current_context().meta.get("kg.endpoint"))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -57,21 +64,20 @@ def _list_kinds(ctx, value):
 
 
 def _open(store_path, read_only=False):
-    endpoint_url = click.get_current_context().meta.get("kg.endpoint")
-    if endpoint_url:
+    """The store the command works on (kg.store.locate); a command that only reads never creates one."""
+    where = _where(store_path)
+    if where.endpoint:
         from .remote import Endpoint, RemoteError, RemoteStore
         try:
-            store = RemoteStore(Endpoint.resolve(endpoint_url))
+            store = RemoteStore(Endpoint.resolve(where.endpoint))
             store.ensure_layers()
             return store
         except RemoteError as err:
             raise click.ClickException(str(err)) from None
-    path = resolve_store_path(store_path)
-    if read_only and path != ":memory:" and not Path(path).exists():
-        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH), "
-                                   f"or point --store / KG_STORE at an existing store")
+    if read_only and not where.exists():
+        raise click.ClickException(where.missing())
     try:
-        return Store(resolve_store_path(store_path), read_only=read_only)
+        return Store(where.path, read_only=read_only)
     except StoreBusy as err:
         raise click.ClickException(str(err)) from None
 
@@ -156,11 +162,11 @@ def validate(paths, kind, store_path):
     """
     import pyoxigraph as ox
     scratch = Store(":memory:")
-    remote = click.get_current_context().meta.get("kg.endpoint")
-    if remote or Path(resolve_store_path(store_path)).exists():
+    if _where(store_path).exists():
         scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
     try:
-        outcomes = ingest.load(scratch, paths, kind=kind)
+        # force: a file already loaded unchanged is checked all the same, against the rules kg has now
+        outcomes = ingest.load(scratch, paths, kind=kind, force=True)
     except UsageError as err:
         click.echo(f"kg validate: {err}", err=True)
         sys.exit(EXIT_USAGE)
@@ -255,7 +261,7 @@ def drop(source, store_path):
 @store_option
 def reset(yes, store_path):
     """Empty the store: every source, the catalogue and the vocabularies."""
-    path = resolve_store_path(store_path)
+    path = _where(store_path)
     if not yes and not click.confirm(f"Remove everything from {path}?", err=True):
         sys.exit(EXIT_USAGE)
     store = _open(store_path)
@@ -295,9 +301,7 @@ def queries(name, fmt):
         click.echo(catalogue.markdown(entries), nl=False)
         return
     if name:
-        if name not in entries:
-            raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
-        q = entries[name]
+        q = _named(entries, name)
         if fmt == "json":
             click.echo(json.dumps(_describe(q), indent=2))
             return
@@ -321,6 +325,13 @@ def queries(name, fmt):
              "params": " ".join(f"{p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())}
             for q in entries.values()]
     click.echo(output.render(["name", "params", "summary"], rows), nl=False)
+
+
+def _named(entries, name):
+    try:
+        return catalogue.lookup(entries, name)
+    except catalogue.UnknownQuery as err:
+        raise click.UsageError(str(err)) from None
 
 
 def _describe(q) -> dict:
@@ -354,12 +365,10 @@ def query(name, pairs, fmt, store_path):
       kg query pass-at-k -p k=2 --format json | jq '.[] | {system, grader_kind, pass_at_1}'
       kg query coverage-classes --format csv > coverage.csv
     """
-    entries = catalogue.load()
-    if name not in entries:
-        raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
+    named = _named(catalogue.load(), name)
     store = _open(store_path, read_only=True)
     try:
-        result = catalogue.run(entries[name], store, _parse_params(pairs))
+        result = catalogue.run(named, store, _parse_params(pairs))
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
     click.echo(output.render(result.columns, result.rows, fmt, _prefixes(store)), nl=False)
@@ -390,10 +399,8 @@ def sparql(query_text, fmt, store_path):
 
 def _protected(store_path) -> dict[str, Path]:
     """Places a report's --out must never replace: the embedded store (none for a remote engine)."""
-    if click.get_current_context().meta.get("kg.endpoint"):
-        return {}
-    path = resolve_store_path(store_path)
-    return {} if path == ":memory:" else {"the store": Path(path)}
+    where = _where(store_path)
+    return {} if where.endpoint or where.path == ":memory:" else {"the store": Path(where.path)}
 
 
 @cli.group(invoke_without_command=True)
@@ -486,9 +493,10 @@ def serve(bind, store_path):
       kg query pass-at-k --endpoint http://127.0.0.1:7878
     """
     import shutil
-    path = resolve_store_path(store_path)
-    if not Path(path).exists():
-        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH)")
+    where = locate(store_path, endpoints=False)
+    if not where.exists():
+        raise click.ClickException(where.missing())
+    path = where.path
     binary = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
     if not Path(binary).exists():
         raise click.ClickException("the Oxigraph server is not installed: pip install oxigraph")
@@ -509,6 +517,9 @@ def main():
         sys.exit(EXIT_USAGE)
     except click.ClickException as err:
         err.show()
+        sys.exit(EXIT_REJECTED)
+    except (catalogue.CatalogueError, LayerError) as err:  # a query or layer file (perhaps the user's) is wrong
+        click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
         from .errors import StoreUnavailable
