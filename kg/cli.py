@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -20,11 +21,17 @@ from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 
+def _keep_endpoint(ctx, _, value):
+    # ctx.meta is shared by a group and its subcommand: an option left out must not undo one given
+    if value:
+        ctx.meta["kg.endpoint"] = value
+
+
 def store_option(command):
     """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server; neither
     reads the environment itself: kg.store.locate weighs them, KG_ENDPOINT, KG_STORE and kg.toml."""
     command = click.option("--endpoint", metavar="URL", expose_value=False,
-                           callback=lambda ctx, _, value: ctx.meta.__setitem__("kg.endpoint", value),
+                           callback=_keep_endpoint,
                            help="A SPARQL 1.1 server to use instead of the embedded store (env KG_ENDPOINT; "
                                 "see docs/remote.md).")(command)
     return click.option("--store", "store_path", metavar="PATH",
@@ -312,7 +319,8 @@ def queries(name, fmt):
             click.echo("parameters:")
             for p in q.params.values():
                 default = f", default {p.default}" if p.default is not None else (", required" if p.required else ", optional")
-                click.echo(f"  -p {p.name}=…  ({p.type}{default})  {p.doc}")
+                rule = f" {p.rule()}" if p.rule() else ""
+                click.echo(f"  -p {p.name}=…  ({p.type}{rule}{default})  {p.doc}")
         click.echo("columns:")
         for column in q.output_columns:
             click.echo(f"  {column}: {q.columns[column]}")
@@ -387,14 +395,30 @@ def sparql(query_text, fmt, store_path):
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
     """
     text = Path(query_text).read_text(encoding="utf-8") if Path(query_text).is_file() else query_text
+    form = _query_form(text)
+    if form in UPDATE_FORMS:  # else the engine's parser says "expected CONSTRUCT", which misleads
+        raise click.UsageError(f"kg sparql runs SELECT queries only, and this is a SPARQL Update ({form}): "
+                               f"kg changes a store only by loading files (kg load) or dropping them (kg drop)")
+    if form in ("ASK", "CONSTRUCT", "DESCRIBE"):
+        raise click.UsageError(f"kg sparql runs SELECT queries only, and this is {form}: rewrite it as a SELECT")
     store = _open(store_path, read_only=True)
     try:
         variables, rows = store.select_values(text)
     except SyntaxError as err:
         raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
     except AttributeError:
-        raise click.UsageError("kg sparql runs SELECT queries") from None
+        raise click.UsageError("kg sparql runs SELECT queries only") from None
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
+
+
+UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
+_PROLOGUE = re.compile(r"\s*(?:(?:PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*([A-Za-z]+)", re.IGNORECASE)
+
+
+def _query_form(text: str) -> str:
+    """The first keyword after the prologue (SELECT, CONSTRUCT, INSERT, ...), comments left out."""
+    match = _PROLOGUE.match(catalogue.code_only(text))
+    return match.group(1).upper() if match else ""
 
 
 def _protected(store_path) -> dict[str, Path]:
@@ -406,7 +430,8 @@ def _protected(store_path) -> dict[str, Path]:
 @cli.group(invoke_without_command=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
-@click.option("-k", "k", type=int, default=3, show_default=True, help="The k of pass@k and pass^k.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
+              help="The k of pass@k and pass^k (at least 1).")
 @store_option
 @click.pass_context
 def report(ctx, out, k, store_path):
@@ -440,8 +465,9 @@ def report(ctx, out, k, store_path):
               help="Where to write the coverage page.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
               help="Exit with status 3 when class coverage is below this percentage.")
+@store_option
 @click.pass_context
-def report_coverage(ctx, history, out, fail_under):
+def report_coverage(ctx, history, out, fail_under, store_path):
     """Snapshot coverage into a history folder and render the coverage page with its trend.
 
     Safe from cron: every run adds a snapshot (even when nothing changed), the page is
@@ -457,9 +483,10 @@ def report_coverage(ctx, history, out, fail_under):
     crontab (daily at 06:00):
       0 6 * * * cd /srv/kg && .venv/bin/kg report coverage --history history --out /srv/www/coverage
     """
-    target, protected = Path(out), _protected(ctx.obj["store_path"])
+    store_path = store_path or ctx.obj["store_path"]  # --store after `coverage` as well as before it
+    target, protected = Path(out), _protected(store_path)
     report_module.check_out(target.absolute(), protected)
-    store = _open(ctx.obj["store_path"], read_only=True)
+    store = _open(store_path, read_only=True)
     snapshot = report_module.coverage_snapshot(store, store.sources())
     path = report_module.write_snapshot(Path(history), snapshot)
     trend, foreign = report_module.read_history(Path(history))

@@ -110,3 +110,18 @@ def test_binding_skips_strings_and_comments():
     text = 'SELECT ?x WHERE { ?x <urn:p> "WHERE { not here" } # WHERE { nor here\n'
     bound = catalogue.bind(text, {"x": ox.NamedNode("urn:a")})
     assert bound.count("VALUES") == 1 and '"WHERE { not here"' in bound
+
+
+def test_a_params_rule_must_fit_its_type_and_its_default(tmp_path):
+    def header(spec):
+        path = tmp_path / "q.rq"
+        path.write_text(f"#+ summary: s\n#+ params:\n#+   k: {spec}\n#+ columns:\n#+   k: k\n"
+                        "SELECT ?k WHERE { BIND(?k AS ?k2) }\n")
+        return path
+    with pytest.raises(catalogue.CatalogueError, match="min and max are numbers, for an integer or decimal"):
+        catalogue.parse_file(header("{type: string, min: 1}"), deep=False)
+    with pytest.raises(catalogue.CatalogueError, match="the default breaks its own rule: parameter k of q must be ≥ 1"):
+        catalogue.parse_file(header("{type: integer, default: 0, min: 1}"), deep=False)
+    query = catalogue.parse_file(header("{type: string, choices: [a, b]}"), deep=False)
+    with pytest.raises(catalogue.ParameterError, match="parameter k of q must be one of a, b, got 'c'"):
+        query.bound_text({"k": "c"})
