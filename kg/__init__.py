@@ -1,7 +1,7 @@
 """kg — the evaluation knowledge graph.
 
     import kg
-    g = kg.open()                       # the store the CLI uses (KG_STORE or .kg/store)
+    g = kg.open()                       # the store the CLI uses (kg.store.locate: same order)
     g.query("pass-at-k", k=3)           # a named query → pandas DataFrame
     g.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 5")
 """

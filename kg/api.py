@@ -2,18 +2,23 @@
 `g.sparql("SELECT …")` return pandas DataFrames with typed columns."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 from . import catalogue, ingest
-from .store import Store
+from .store import Store, Where, locate
 
 
 class Graph:
-    """A kg store with its catalogue of named queries."""
+    """A kg store (embedded or remote) with its catalogue of named queries."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store, where: Where | None = None):
         self.store = store
+        self.where = where or Where(getattr(store, "path", "") or None, None, "given")
         self._catalogue: dict[str, catalogue.NamedQuery] | None = None
+
+    def __repr__(self) -> str:
+        return f"<kg.Graph {self.where} ({self.where.chosen_by})>"
 
     @property
     def catalogue(self) -> dict[str, catalogue.NamedQuery]:
@@ -29,18 +34,26 @@ class Graph:
                               "columns": ", ".join(q.output_columns)} for q in self.catalogue.values()])
 
     def result(self, name: str, **params) -> catalogue.Result:
-        if name not in self.catalogue:
-            raise KeyError(f"no query named {name!r}; see g.queries()")
-        return catalogue.run(self.catalogue[name], self.store, params)
+        return catalogue.run(catalogue.lookup(self.catalogue, name, "g.queries()"), self.store, params)
 
     def query(self, name: str, **params):
-        """A named query's rows as a DataFrame."""
-        return self.result(name, **params).dataframe()
+        """A named query's rows as a DataFrame; df.attrs says what made it (see `_provenance`)."""
+        named = catalogue.lookup(self.catalogue, name, "g.queries()")
+        frame = catalogue.run(named, self.store, params).dataframe()
+        return self._provenance(frame, name, named.parameter_values(params), named.bound_text(params))
 
     def sparql(self, text: str):
         """Ad-hoc SPARQL SELECT over the union of all graphs, as a DataFrame."""
         variables, rows = self.store.select_values(text)
-        return catalogue.Result(variables, [dict(zip(variables, r)) for r in rows]).dataframe()
+        frame = catalogue.Result(variables, [dict(zip(variables, r)) for r in rows]).dataframe()
+        return self._provenance(frame, None, {}, text)
+
+    def _provenance(self, frame, name, params, text):
+        """df.attrs: enough to say where a number came from and to run the same query again."""
+        frame.attrs.update(query=name, params=dict(params), sparql=text,
+                           store=self.where.path, endpoint=self.where.endpoint,
+                           at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        return frame
 
     def load(self, *paths, **options):
         """Loads files or folders; returns a DataFrame of outcomes (path, kind, status, triples, problems)."""
@@ -57,6 +70,15 @@ class Graph:
                              for s in self.store.sources()])
 
 
-def open(store: str | Path | None = None, *, read_only: bool = False) -> Graph:  # noqa: A001
-    """The store the CLI would use: `store`, else KG_STORE, else .kg/store; ":memory:" for a scratch one."""
-    return Graph(Store(store, read_only=read_only))
+def open(store: str | Path | None = None, *, endpoint: str | None = None,  # noqa: A001
+         read_only: bool = False) -> Graph:
+    """The store the CLI would use (kg.store.locate): `store`, `endpoint`, KG_ENDPOINT, KG_STORE,
+    kg.toml's store, then .kg/store found from the working directory upward; ":memory:" for a
+    scratch one. read_only=True never creates a store (kg.errors.NoStore when there is none)."""
+    where = locate(store, endpoint)
+    if where.endpoint:
+        from .remote import Endpoint, RemoteStore
+        remote = RemoteStore(Endpoint.resolve(where.endpoint))
+        remote.ensure_layers()
+        return Graph(remote, where)
+    return Graph(Store(where.path, read_only=read_only), where)

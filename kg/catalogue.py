@@ -5,13 +5,17 @@ that any engine runs.
     #+ summary: one line
     #+ description: optional, longer
     #+ params:
-    #+   k: {type: integer, default: 3, min: 1, doc: trials a case needs for pass@k}   # min, max: bounds of a number
+    #+   k: {type: integer, default: 3, min: 1, doc: trials a case needs for pass@k}
     #+ columns:
     #+   replay_set: the replay set
     #+ derive:
     #+   pass_at_1: ratio(passed_at_1, cases_at_1)
     #+ hide: [case_counts]
     #+ tags: [results]
+
+A parameter's `min` and `max` (integer, decimal) and `choices` (a list) are checked before the
+query runs: a value outside them is refused with the rule (`kg query` exits 2), not left for a
+finisher to fail on.
 
 Parameters are bound as RDF terms by a VALUES block opening every WHERE clause of the query
 (sub-selects included), rendered by pyoxigraph's own term syntax: a value can never change
@@ -20,6 +24,7 @@ the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigrap
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import re
 from collections.abc import Iterable
@@ -35,7 +40,7 @@ from . import paths
 from .finishers import FINISHERS
 
 HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags", "unsupported"}
-PARAM_KEYS = {"type", "default", "required", "doc", "min", "max"}
+PARAM_KEYS = {"type", "default", "required", "doc", "min", "max", "choices"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DERIVE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$")
@@ -56,12 +61,23 @@ class Param:
     default: Any = None
     required: bool = False
     doc: str = ""
-    min: Any = None  # bounds of an integer or decimal, inclusive: k=0 reached the finisher as a traceback
+    min: Any = None  # the smallest value allowed (integer and decimal), checked before the query runs
     max: Any = None
+    choices: tuple = ()  # the only values allowed, when the header lists them
 
-    def bounds(self) -> str:
-        bounds = [f">= {self.min}" if self.min is not None else "", f"<= {self.max}" if self.max is not None else ""]
-        return " and ".join(b for b in bounds if b)
+    def rule(self) -> str:
+        """The values allowed, said as a reader of `kg queries NAME` would want it."""
+        parts = [f"≥ {self.min}" if self.min is not None else "", f"≤ {self.max}" if self.max is not None else "",
+                 f"one of {', '.join(map(str, self.choices))}" if self.choices else ""]
+        return " and ".join(p for p in parts if p)
+
+    def check(self, value: Any, query: str) -> None:
+        """Refuses a value outside the header's min, max or choices, saying the rule."""
+        low = self.min is not None and value < self.min
+        high = self.max is not None and value > self.max
+        if low or high or (self.choices and value not in self.choices):
+            why = f" ({self.doc})" if self.doc else ""
+            raise ParameterError(f"parameter {self.name} of {query} must be {self.rule()}{why}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -106,10 +122,7 @@ class NamedQuery:
                     raise ParameterError(f"{self.name} needs -p {name}=… ({param.type}: {param.doc})")
                 continue  # an absent optional parameter leaves its variable free
             terms[name] = to_term(param, value)
-            number = Decimal(terms[name].value) if param.type in ("integer", "decimal") else None
-            if (param.min is not None and number < Decimal(str(param.min))) or \
-                    (param.max is not None and number > Decimal(str(param.max))):
-                raise ParameterError(f"parameter {name} must be {param.bounds()}, got {value!r} ({param.doc})")
+            param.check(term_value(terms[name]), self.name)
         return terms
 
     def parameter_values(self, values: dict[str, Any]) -> dict[str, Any]:
@@ -268,10 +281,21 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
         if not isinstance(spec, dict) or set(spec) - PARAM_KEYS or spec.get("type") not in PARAM_TYPES:
             raise CatalogueError(f"{path}: parameter {name} needs {{type: {'|'.join(sorted(PARAM_TYPES))}, "
                                  f"default, required, doc}}, got {spec!r}")
-        if (spec.get("min") is not None or spec.get("max") is not None) and spec["type"] not in ("integer", "decimal"):
-            raise CatalogueError(f"{path}: parameter {name}: min and max bound an integer or a decimal")
+        bounds = {k: spec[k] for k in ("min", "max") if k in spec}
+        if bounds and (spec["type"] not in ("integer", "decimal")
+                       or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bounds.values())):
+            raise CatalogueError(f"{path}: parameter {name}: min and max are numbers, for an integer or decimal "
+                                 f"parameter; got {bounds!r} on a{'n' if spec['type'][0] in 'aeiou' else ''} {spec['type']}")
+        choices = spec.get("choices", [])
+        if not isinstance(choices, list):
+            raise CatalogueError(f"{path}: parameter {name}: choices is a list, e.g. choices: [a, b]")
         params[name] = Param(name, spec["type"], spec.get("default"), bool(spec.get("required", False)),
-                             str(spec.get("doc", "")), spec.get("min"), spec.get("max"))
+                             str(spec.get("doc", "")), spec.get("min"), spec.get("max"), tuple(choices))
+        if params[name].default is not None:
+            try:
+                params[name].check(term_value(to_term(params[name], params[name].default)), path.stem)
+            except ParameterError as err:
+                raise CatalogueError(f"{path}: the default breaks its own rule: {err}") from None
     derive = []
     for column, expression in (header.get("derive") or {}).items():
         match = _DERIVE.match(str(expression))
@@ -330,15 +354,42 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
 
 
 def load(root: Path | None = None, deep: bool = False) -> dict[str, NamedQuery]:
-    """Every named query under queries/ (or root); deep=True checks each one's SPARQL too."""
-    root = root or paths.queries()
+    """Every named query under queries/ (or root); deep=True checks each one's SPARQL too.
+
+    Without root: the built-in queries, then the project's queries/ (kg/paths.py), whose query of
+    a built-in's name replaces it, said on stderr."""
     catalogue: dict[str, NamedQuery] = {}
-    for path in sorted(root.rglob("*.rq")):
-        query = parse_file(path, deep)
-        if query.name in catalogue:
-            raise CatalogueError(f"{path}: the name {query.name} is taken by {catalogue[query.name].path}")
-        catalogue[query.name] = query
+    for folder in ([root] if root else paths.folders("queries")):
+        own: dict[str, NamedQuery] = {}
+        for path in sorted(folder.rglob("*.rq")):
+            query = parse_file(path, deep)
+            if query.name in own:
+                raise CatalogueError(f"{path}: the name {query.name} is taken by {own[query.name].path}")
+            own[query.name] = query
+            if query.name in catalogue:
+                paths.warn_override(path, catalogue[query.name].path)
+        catalogue.update(own)
     return catalogue
+
+
+class UnknownQuery(LookupError):
+    """A query name the catalogue does not have; the message suggests close names."""
+
+    def __init__(self, name: str, known, hint: str):
+        close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+        suggestion = f"; did you mean {' or '.join(close)}?" if close else ""
+        self.name, self.close = name, close
+        super().__init__(f"no query named {name!r}{suggestion} ({hint} lists them)")
+
+    def __str__(self) -> str:  # not KeyError's repr of the message
+        return self.args[0]
+
+
+def lookup(entries: dict[str, NamedQuery], name: str, hint: str = "`kg queries`") -> NamedQuery:
+    """entries[name], or an UnknownQuery that names the close matches."""
+    if name not in entries:
+        raise UnknownQuery(name, entries, hint)
+    return entries[name]
 
 
 # ── running ──
@@ -430,7 +481,7 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
             lines += ["| parameter | type | default | meaning |", "|---|---|---|---|"]
             for p in q.params.values():
                 default = "required" if p.required else ("—" if p.default is None else f"`{p.default}`")
-                kind = f"{p.type}, {p.bounds()}" if p.bounds() else p.type
+                kind = f"{p.type} {p.rule()}" if p.rule() else p.type
                 lines.append(f"| `{p.name}` | {kind} | {default} | {p.doc} |")
             lines.append("")
         derived = {d.column: f"{d.function}({', '.join(d.arguments)})" for d in q.derive}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -14,19 +15,32 @@ import textwrap
 from . import catalogue, ingest, output
 from . import report as report_module
 from .errors import StoreBusy, UsageError
-from .store import Store, resolve_store_path
+from .layers import LayerError
+from .store import Store, Where, locate
 from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 
+def _keep_endpoint(ctx, _, value):
+    # ctx.meta is shared by a group and its subcommand: an option left out must not undo one given
+    if value:
+        ctx.meta["kg.endpoint"] = value
+
+
 def store_option(command):
-    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server."""
-    command = click.option("--endpoint", metavar="URL", expose_value=False, envvar="KG_ENDPOINT",
-                           callback=lambda ctx, _, value: ctx.meta.__setitem__("kg.endpoint", value),
+    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server; neither
+    reads the environment itself: kg.store.locate weighs them, KG_ENDPOINT, KG_STORE and kg.toml."""
+    command = click.option("--endpoint", metavar="URL", expose_value=False,
+                           callback=_keep_endpoint,
                            help="A SPARQL 1.1 server to use instead of the embedded store (env KG_ENDPOINT; "
                                 "see docs/remote.md).")(command)
-    return click.option("--store", "store_path", metavar="PATH", envvar="KG_STORE",
-                        help="The store folder (default .kg/store; env KG_STORE).")(command)
+    return click.option("--store", "store_path", metavar="PATH",
+                        help="The store folder (else KG_ENDPOINT, KG_STORE, kg.toml's store, or .kg/store "
+                             "found from here upward).")(command)
+
+
+def _where(store_path) -> Where:
+    return locate(store_path, click.get_current_context().meta.get("kg.endpoint"))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -57,21 +71,20 @@ def _list_kinds(ctx, value):
 
 
 def _open(store_path, read_only=False):
-    endpoint_url = click.get_current_context().meta.get("kg.endpoint")
-    if endpoint_url:
+    """The store the command works on (kg.store.locate); a command that only reads never creates one."""
+    where = _where(store_path)
+    if where.endpoint:
         from .remote import Endpoint, RemoteError, RemoteStore
         try:
-            store = RemoteStore(Endpoint.resolve(endpoint_url))
+            store = RemoteStore(Endpoint.resolve(where.endpoint))
             store.ensure_layers()
             return store
         except RemoteError as err:
             raise click.ClickException(str(err)) from None
-    path = resolve_store_path(store_path)
-    if read_only and path != ":memory:" and not Path(path).exists():
-        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH), "
-                                   f"or point --store / KG_STORE at an existing store")
+    if read_only and not where.exists():
+        raise click.ClickException(where.missing())
     try:
-        return Store(resolve_store_path(store_path), read_only=read_only)
+        return Store(where.path, read_only=read_only)
     except StoreBusy as err:
         raise click.ClickException(str(err)) from None
 
@@ -158,11 +171,11 @@ def validate(paths, kind, store_path):
     """
     import pyoxigraph as ox
     scratch = Store(":memory:")
-    remote = click.get_current_context().meta.get("kg.endpoint")
-    if remote or Path(resolve_store_path(store_path)).exists():
+    if _where(store_path).exists():
         scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
     try:
-        outcomes = ingest.load(scratch, paths, kind=kind)
+        # force: a file already loaded unchanged is checked all the same, against the rules kg has now
+        outcomes = ingest.load(scratch, paths, kind=kind, force=True)
     except UsageError as err:
         click.echo(f"kg validate: {err}", err=True)
         sys.exit(EXIT_USAGE)
@@ -263,7 +276,7 @@ def drop(source, store_path):
 @store_option
 def reset(yes, store_path):
     """Empty the store: every source, the catalogue and the vocabularies."""
-    path = resolve_store_path(store_path)
+    path = _where(store_path)
     if not yes and not click.confirm(f"Remove everything from {path}?", err=True):
         sys.exit(EXIT_USAGE)
     store = _open(store_path)
@@ -303,9 +316,7 @@ def queries(name, fmt):
         click.echo(catalogue.markdown(entries), nl=False)
         return
     if name:
-        if name not in entries:
-            raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
-        q = entries[name]
+        q = _named(entries, name)
         if fmt == "json":
             click.echo(json.dumps(_describe(q), indent=2))
             return
@@ -316,8 +327,8 @@ def queries(name, fmt):
             click.echo("parameters:")
             for p in q.params.values():
                 default = f", default {p.default}" if p.default is not None else (", required" if p.required else ", optional")
-                bounds = f" {p.bounds()}" if p.bounds() else ""
-                click.echo(f"  -p {p.name}=…  ({p.type}{bounds}{default})  {p.doc}")
+                rule = f" {p.rule()}" if p.rule() else ""
+                click.echo(f"  -p {p.name}=…  ({p.type}{rule}{default})  {p.doc}")
         click.echo("columns:")
         for column in q.output_columns:
             click.echo(f"  {column}: {q.columns[column]}")
@@ -330,6 +341,13 @@ def queries(name, fmt):
              "params": " ".join(f"{p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())}
             for q in entries.values()]
     click.echo(output.render(["name", "params", "summary"], rows), nl=False)
+
+
+def _named(entries, name):
+    try:
+        return catalogue.lookup(entries, name)
+    except catalogue.UnknownQuery as err:
+        raise click.UsageError(str(err)) from None
 
 
 def _describe(q) -> dict:
@@ -364,12 +382,10 @@ def query(name, pairs, fmt, store_path):
       kg query pass-at-k -p k=2 --format json | jq '.[] | {system, grader_kind, pass_at_1}'
       kg query coverage-classes --format csv > coverage.csv
     """
-    entries = catalogue.load()
-    if name not in entries:
-        raise click.UsageError(f"no query named {name!r}; `kg queries` lists them")
+    named = _named(catalogue.load(), name)
     store = _open(store_path, read_only=True)
     try:
-        result = catalogue.run(entries[name], store, _parse_params(pairs))
+        result = catalogue.run(named, store, _parse_params(pairs))
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
     click.echo(output.render(result.columns, result.rows, fmt, _prefixes(store)), nl=False)
@@ -388,13 +404,19 @@ def sparql(query_text, fmt, store_path):
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
     """
     text = _query_text(query_text)
+    form = _query_form(text)
+    if form in UPDATE_FORMS:  # else the engine's parser says "expected CONSTRUCT", which misleads
+        raise click.UsageError(f"kg sparql runs SELECT queries only, and this is a SPARQL Update ({form}): "
+                               f"kg changes a store only by loading files (kg load) or dropping them (kg drop)")
+    if form in ("ASK", "CONSTRUCT", "DESCRIBE"):
+        raise click.UsageError(f"kg sparql runs SELECT queries only, and this is {form}: rewrite it as a SELECT")
     store = _open(store_path, read_only=True)
     try:
         variables, rows = store.select_values(text)
     except SyntaxError as err:
         raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
     except AttributeError:
-        raise click.UsageError("kg sparql runs SELECT queries") from None
+        raise click.UsageError("kg sparql runs SELECT queries only") from None
     click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
 
 
@@ -413,12 +435,20 @@ def _query_text(argument: str) -> str:
                                    f"{getattr(err, 'strerror', None) or err}") from None
 
 
+UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
+_PROLOGUE = re.compile(r"\s*(?:(?:PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*([A-Za-z]+)", re.IGNORECASE)
+
+
+def _query_form(text: str) -> str:
+    """The first keyword after the prologue (SELECT, CONSTRUCT, INSERT, ...), comments left out."""
+    match = _PROLOGUE.match(catalogue.code_only(text))
+    return match.group(1).upper() if match else ""
+
+
 def _protected(store_path) -> dict[str, Path]:
     """Places a report's --out must never replace: the embedded store (none for a remote engine)."""
-    if click.get_current_context().meta.get("kg.endpoint"):
-        return {}
-    path = resolve_store_path(store_path)
-    return {} if path == ":memory:" else {"the store": Path(path)}
+    where = _where(store_path)
+    return {} if where.endpoint or where.path == ":memory:" else {"the store": Path(where.path)}
 
 
 @cli.group(invoke_without_command=True)
@@ -459,8 +489,9 @@ def report(ctx, out, k, store_path):
               help="Where to write the coverage page.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
               help="Exit with status 3 when class coverage is below this percentage.")
+@store_option
 @click.pass_context
-def report_coverage(ctx, history, out, fail_under):
+def report_coverage(ctx, history, out, fail_under, store_path):
     """Snapshot coverage into a history folder and render the coverage page with its trend.
 
     Safe from cron: every run adds a snapshot (even when nothing changed), the page is
@@ -476,9 +507,10 @@ def report_coverage(ctx, history, out, fail_under):
     crontab (daily at 06:00):
       0 6 * * * cd /srv/kg && .venv/bin/kg report coverage --history history --out /srv/www/coverage
     """
-    target, protected = Path(out), _protected(ctx.obj["store_path"])
+    store_path = store_path or ctx.obj["store_path"]  # --store after `coverage` as well as before it
+    target, protected = Path(out), _protected(store_path)
     report_module.check_out(target.absolute(), protected)
-    store = _open(ctx.obj["store_path"], read_only=True)
+    store = _open(store_path, read_only=True)
     snapshot = report_module.coverage_snapshot(store, store.sources())
     path = report_module.write_snapshot(Path(history), snapshot)
     trend, foreign = report_module.read_history(Path(history))
@@ -512,9 +544,10 @@ def serve(bind, store_path):
       kg query pass-at-k --endpoint http://127.0.0.1:7878
     """
     import shutil
-    path = resolve_store_path(store_path)
-    if not Path(path).exists():
-        raise click.ClickException(f"there is no store at {path}: load something first (kg load PATH)")
+    where = locate(store_path, endpoints=False)
+    if not where.exists():
+        raise click.ClickException(where.missing())
+    path = where.path
     binary = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
     if not Path(binary).exists():
         raise click.ClickException("the Oxigraph server is not installed: pip install oxigraph")
@@ -535,6 +568,9 @@ def main():
         sys.exit(EXIT_USAGE)
     except click.ClickException as err:
         err.show()
+        sys.exit(EXIT_REJECTED)
+    except (catalogue.CatalogueError, LayerError) as err:  # a query or layer file (perhaps the user's) is wrong
+        click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
         from .errors import StoreUnavailable

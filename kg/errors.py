@@ -43,3 +43,7 @@ class StoreInterrupted(StoreBusy):
 
 class StoreUnavailable(Exception):
     """The store could not be read or written (a remote engine down, refusing, or timing out)."""
+
+
+class NoStore(StoreUnavailable):
+    """A command that only reads found no store where it looked; it never creates one."""

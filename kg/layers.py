@@ -78,12 +78,18 @@ def parse(path: Path) -> Layer:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(root: Path) -> tuple[Layer, ...]:
-    return tuple(parse(p) for p in sorted((root / "layers").glob("*.ru")))
+def _load(roots: tuple[Path, ...]) -> tuple[Layer, ...]:
+    found: dict[str, Path] = {}
+    for root in roots:  # the built-ins, then the project's: a project layer of a built-in's name replaces it
+        for path in sorted((root / "layers").glob("*.ru")):
+            if path.stem in found:
+                paths.warn_override(path, found[path.stem])
+            found[path.stem] = path
+    return tuple(parse(p) for p in found.values())
 
 
 def load() -> tuple[Layer, ...]:
-    return _load(paths.queries())
+    return _load(tuple(paths.folders("queries")))
 
 
 def version() -> str:

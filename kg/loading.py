@@ -50,10 +50,10 @@ class LoaderSpec:
         return any(fnmatch.fnmatch(path.name.lower(), pat) for pat in self.patterns)
 
     def schema_path(self) -> str | None:
-        return str(paths.loaders() / self.schema) if self.schema else None
+        return str(paths.find("loaders", self.schema)) if self.schema else None
 
     def shapes_path(self) -> Path | None:
-        return paths.shapes() / self.shapes if self.shapes else None
+        return paths.find("shapes", self.shapes) if self.shapes else None
 
 
 _REGISTRY: dict[str, LoaderSpec] = {}
@@ -72,16 +72,27 @@ def loader(*, kind: str, parse: str, patterns=(), schema=None, shapes=None, orde
 
 
 def registry() -> dict[str, LoaderSpec]:
-    """Every loader in loaders/, imported once."""
+    """Every loader module in the built-in loaders/ and the project's, imported once; a project
+    module named like a built-in one replaces it, as does a project loader of a built-in's kind."""
     if not _REGISTRY:
-        for module_path in sorted(paths.loaders().glob("*.py")):
-            if module_path.name.startswith("_"):
-                continue
-            name = f"kg_loaders.{module_path.stem}"
+        modules: dict[str, Path] = {}
+        for folder in paths.folders("loaders"):
+            for module_path in sorted(folder.glob("*.py")):
+                if module_path.name.startswith("_"):
+                    continue
+                if module_path.stem in modules:
+                    paths.warn_override(module_path, modules[module_path.stem])
+                modules[module_path.stem] = module_path
+        for stem, module_path in modules.items():
+            name = f"kg_loaders.{stem}"
             spec = importlib.util.spec_from_file_location(name, module_path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
+            kinds = {kind: s.module for kind, s in _REGISTRY.items()}
             spec.loader.exec_module(module)
+            for kind, before in kinds.items():
+                if _REGISTRY[kind].module != before:
+                    paths.warn_override(module_path, modules[before.rsplit(".", 1)[-1]])
     return _REGISTRY
 
 

@@ -216,18 +216,30 @@ def num(value) -> str:
 
 
 def environment() -> jinja2.Environment:
-    """One environment per templates folder, so its compiled templates are kept between renders
-    (a template edited since is recompiled: jinja checks each file's time before reusing it)."""
-    return _environment(str(paths.reports()))
+    """One environment per set of template folders, so its compiled templates are kept between
+    renders (a template edited since is recompiled: jinja checks each file's time before reusing it).
+    The project's reports/ comes first, so its template of a built-in's name replaces it."""
+    folders = paths.folders("reports")
+    for user in folders[1:]:
+        for path in sorted(user.rglob("*.html")):
+            builtin = folders[0] / path.relative_to(user)
+            if builtin.exists():
+                paths.warn_override(path, builtin)
+    return _environment(tuple(str(f) for f in reversed(folders)))
 
 
 @functools.lru_cache(maxsize=4)
-def _environment(folder: str) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder),
+def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders]),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))
     return env
+
+
+def page_names() -> list[str]:
+    """Every page: the templates under reports/pages/, built-in and the project's."""
+    return sorted({p.stem for folder in paths.folders("reports") for p in (folder / "pages").glob("*.html")})
 
 
 def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] | None = None,
@@ -236,13 +248,13 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     reports/per-case/case.html exists and the case pages are asked for, and a page per query used."""
     env = environment()
     site = Site(backend, out, prefixes, params)
-    site.case_pages = pages is None and (paths.reports() / "per-case" / "case.html").exists()
+    site.case_pages = pages is None and "per-case/case.html" in env.list_templates()
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.params.get("k", 3), **(extra or {}))
     written = []
-    names = pages or sorted(p.stem for p in (paths.reports() / "pages").glob("*.html"))
-    common["nav"] = navigation(names)
+    names = pages or page_names()
+    common["nav"] = navigation(names, env)
     for name in names:
         template = env.get_template(f"pages/{name}.html")
         written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
@@ -270,11 +282,12 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
 _NAV = re.compile(r"\{#-?\s*nav:\s*(\d+)\s+(.+?)\s*-?#\}")
 
 
-def navigation(names: list[str]) -> list[tuple[str, str]]:
+def navigation(names: list[str], env: jinja2.Environment | None = None) -> list[tuple[str, str]]:
     """(page, title) in menu order, from each page template's first line `{#- nav: ORDER Title -#}`."""
+    env = env or environment()
     entries = []
     for name in names:
-        first = (paths.reports() / "pages" / f"{name}.html").read_text(encoding="utf-8").split("\n", 1)[0]
+        first = env.loader.get_source(env, f"pages/{name}.html")[0].split("\n", 1)[0]
         match = _NAV.match(first)
         entries.append((int(match.group(1)) if match else 50, name, match.group(2) if match else name))
     return [(name, title) for _, name, title in sorted(entries)]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
-from .errors import StoreBusy, StoreInterrupted, StoreUnavailable
+from .errors import NoStore, StoreBusy, StoreInterrupted, StoreUnavailable, UsageError
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
@@ -30,9 +30,61 @@ COMPACT_SHARE = 0.25
 SPARQL_PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
 
 
+@dataclass(frozen=True)
+class Where:
+    """Which store a command or `kg.open()` uses, and what chose it (for messages and df.attrs)."""
+
+    path: str | None  # an embedded store's folder, or ":memory:"
+    endpoint: str | None  # a SPARQL 1.1 server's base URL
+    chosen_by: str  # "--store", "--endpoint", "KG_ENDPOINT", "KG_STORE", "kg.toml", "found", "default"
+
+    def __str__(self) -> str:
+        return self.endpoint or self.path or ""
+
+    def exists(self) -> bool:
+        return bool(self.endpoint) or self.path == ":memory:" or Path(self.path).exists()
+
+    def missing(self) -> str:
+        """Why there is no store here and how to get one."""
+        if self.chosen_by in ("default", "found"):
+            how = (f"no --store, KG_ENDPOINT, KG_STORE or kg.toml store was given, and no {DEFAULT_STORE} "
+                   f"was found in {Path.cwd()} or a folder above it")
+        else:
+            how = f"{self.chosen_by} names it"
+        return (f"there is no store at {self.path} ({how}): load something first (kg load PATH), "
+                f"or point --store / KG_STORE at an existing store")
+
+
+def locate(store: str | os.PathLike | None = None, endpoint: str | None = None, *,
+           endpoints: bool = True) -> Where:
+    """The one store resolution, for the CLI and `kg.open()` alike: `store` (--store), `endpoint`
+    (--endpoint), KG_ENDPOINT, KG_STORE, the project's kg.toml `store`, then .kg/store found from the
+    working directory upward (as git finds .git). None found: .kg/store beside kg.toml, else in the
+    working directory — created only by a command that writes."""
+    from . import paths
+    if store and endpoint:
+        raise UsageError("give --store or --endpoint, not both")
+    if store:
+        return Where(str(store), None, "--store")
+    if endpoint:
+        return Where(None, endpoint, "--endpoint")
+    if endpoints and os.environ.get("KG_ENDPOINT"):
+        return Where(None, os.environ["KG_ENDPOINT"], "KG_ENDPOINT")
+    if os.environ.get("KG_STORE"):
+        return Where(os.environ["KG_STORE"], None, "KG_STORE")
+    setting = paths.config().get("store")
+    if setting:
+        project = paths.project()
+        return Where(str((project / setting) if project else Path(setting)), None, "kg.toml")
+    found = paths.find_upward(DEFAULT_STORE)
+    if found is not None:
+        return Where(str(found), None, "found")
+    return Where(str((paths.project() or Path.cwd()) / DEFAULT_STORE), None, "default")
+
+
 def resolve_store_path(path: str | os.PathLike | None = None) -> str:
-    """--store, then KG_STORE, then .kg/store in the working folder; ':memory:' for a store in memory."""
-    return str(path or os.environ.get("KG_STORE") or DEFAULT_STORE)
+    """The embedded store's folder as `locate` finds it, endpoints aside; ':memory:' for one in memory."""
+    return locate(path, endpoints=False).path
 
 
 @dataclass
@@ -230,8 +282,14 @@ class Store(CatalogueStore):
         if self.path == ":memory:":
             self.ox = ox.Store()
         else:
+            if Path(self.path).exists() and not Path(self.path).is_dir():
+                raise StoreUnavailable(f"{self.path} is a file, not a store: a store is a folder; give the "
+                                       f"folder kg load made (e.g. --store .kg/store) or a new folder's path")
+            if read_only and not Path(self.path).exists():  # reading never creates a store
+                raise NoStore(f"there is no store at {self.path}: load something first (kg load PATH), "
+                              f"or give the path of an existing store")
             try:
-                if read_only and Path(self.path).exists():
+                if read_only:
                     self.ox = ox.Store.read_only(self.path)
                 else:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)

@@ -99,8 +99,8 @@ SELECT ?n WHERE { { SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?v FILTER(?v >= ?
     ({"nope": 1}, "has no parameter nope"),
     ({"k": "two"}, "takes an integer"),
     ({"k": True}, "takes an integer"),
-    ({"k": 0}, r"parameter k must be >= 1, got 0 \(trials a case needs"),  # was a traceback from the finisher
-    ({"k": "-1"}, "parameter k must be >= 1, got '-1'"),
+    ({"k": 0}, r"parameter k of pass-at-k must be ≥ 1 \(trials a case needs .*\), got 0"),  # was a traceback from the finisher
+    ({"k": "-1"}, "parameter k of pass-at-k must be ≥ 1 .*, got -1"),
 ])
 def test_bad_parameter_values_are_refused(params, message):
     q = catalogue.load()["pass-at-k"]
@@ -110,12 +110,12 @@ def test_bad_parameter_values_are_refused(params, message):
 
 @pytest.mark.parametrize("query, value", [("graduation", "1.5"), ("graduation", "-0.1"), ("graduation-runs", 2)])
 def test_a_threshold_is_a_rate(query, value):
-    with pytest.raises(ParameterError, match="parameter threshold must be >= 0 and <= 1"):
+    with pytest.raises(ParameterError, match=f"parameter threshold of {query} must be ≥ 0 and ≤ 1"):
         catalogue.run(catalogue.load()[query], Store(":memory:"), {"threshold": value})
 
 
 @pytest.mark.parametrize("args, message", [
-    (["query", "pass-at-k", "-p", "k=0"], "Error: parameter k must be >= 1, got '0'"),
+    (["query", "pass-at-k", "-p", "k=0"], "parameter k of pass-at-k must be ≥ 1"),
     (["report", "-k", "0"], "Invalid value for '-k': 0 is not in the range x>=1"),
 ])
 def test_the_cli_refuses_an_out_of_range_k_as_a_usage_error(tmp_path, args, message):
@@ -129,7 +129,7 @@ def test_the_cli_refuses_an_out_of_range_k_as_a_usage_error(tmp_path, args, mess
 def test_bounds_are_for_numbers(tmp_path):
     path = write(tmp_path, "#+ summary: s\n#+ params:\n#+   x: {type: string, min: 1}\n#+ columns:\n#+   x: x\n"
                            "SELECT ?x WHERE { ?x ?p ?o }\n")
-    with pytest.raises(catalogue.CatalogueError, match="min and max bound an integer or a decimal"):
+    with pytest.raises(catalogue.CatalogueError, match="min and max are numbers, for an integer or decimal parameter"):
         catalogue.parse_file(path)
 
 
@@ -137,3 +137,18 @@ def test_binding_skips_strings_and_comments():
     text = 'SELECT ?x WHERE { ?x <urn:p> "WHERE { not here" } # WHERE { nor here\n'
     bound = catalogue.bind(text, {"x": ox.NamedNode("urn:a")})
     assert bound.count("VALUES") == 1 and '"WHERE { not here"' in bound
+
+
+def test_a_params_rule_must_fit_its_type_and_its_default(tmp_path):
+    def header(spec):
+        path = tmp_path / "q.rq"
+        path.write_text(f"#+ summary: s\n#+ params:\n#+   k: {spec}\n#+ columns:\n#+   k: k\n"
+                        "SELECT ?k WHERE { BIND(?k AS ?k2) }\n")
+        return path
+    with pytest.raises(catalogue.CatalogueError, match="min and max are numbers, for an integer or decimal"):
+        catalogue.parse_file(header("{type: string, min: 1}"), deep=False)
+    with pytest.raises(catalogue.CatalogueError, match="the default breaks its own rule: parameter k of q must be ≥ 1"):
+        catalogue.parse_file(header("{type: integer, default: 0, min: 1}"), deep=False)
+    query = catalogue.parse_file(header("{type: string, choices: [a, b]}"), deep=False)
+    with pytest.raises(catalogue.ParameterError, match="parameter k of q must be one of a, b, got 'c'"):
+        query.bound_text({"k": "c"})

@@ -148,3 +148,47 @@ def test_sparql_text_longer_than_a_file_name_is_a_query(loaded):
     done = run_kg("sparql", text, "--store", loaded, "--format", "json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["n"] > 0
+
+
+# ── mistakes end in a message that says the rule and the exit code of the README's table ──
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_parameter_below_its_min_is_a_usage_error_naming_the_rule(loaded, value):
+    done = run_kg("query", "pass-at-k", "-p", f"k={value}", "--store", loaded)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"parameter k of pass-at-k must be ≥ 1 (trials a case needs for pass@k and pass^k), got {value}" \
+        in done.stderr
+    assert "(integer ≥ 1, default 3)" in run_kg("queries", "pass-at-k").stdout
+
+
+def test_report_k_below_1_is_a_usage_error(loaded, tmp_path):
+    done = run_kg("report", "-k", "0", "--store", loaded, "--out", tmp_path / "site")
+    assert done.returncode == 2 and "Invalid value for '-k': 0 is not in the range x>=1" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_report_coverage_takes_store_after_the_subcommand(loaded, tmp_path):
+    done = run_kg("report", "coverage", "--history", tmp_path / "h", "--out", tmp_path / "c", "--store", loaded)
+    assert done.returncode == 0, done.stderr
+    assert "class coverage" in done.stdout and (tmp_path / "c" / "coverage.html").exists()
+    missing = run_kg("report", "coverage", "--history", tmp_path / "h", "--store", tmp_path / "none", cwd=tmp_path)
+    assert missing.returncode == 1 and f"there is no store at {tmp_path / 'none'} (--store names it)" in missing.stderr
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize("text, form", [
+    ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "a SPARQL Update (INSERT)"),
+    ("PREFIX x: <urn:x#> # a comment\nDELETE WHERE { ?s x:p ?o }", "a SPARQL Update (DELETE)"),
+    ("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", "CONSTRUCT"),
+])
+def test_sparql_says_it_runs_select_only(loaded, text, form):
+    done = run_kg("sparql", text, "--store", loaded)
+    assert done.returncode == 2
+    assert f"kg sparql runs SELECT queries only, and this is {form}" in done.stderr
+    assert "expected CONSTRUCT" not in done.stderr
+
+
+def test_validate_checks_a_file_already_loaded_unchanged(loaded):
+    done = run_kg("validate", "--store", loaded, EXAMPLES / "cubby-routing.gold.json")
+    assert done.returncode == 0, done.stderr
+    assert "valid     " in done.stdout and "validate: 1 valid" in done.stdout and "unchanged" not in done.stdout
+

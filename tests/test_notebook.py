@@ -1,22 +1,29 @@
 """The shipped notebook runs end to end in a real Jupyter kernel and shows what it promises."""
-import os
+import shutil
 
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
-from tests.conftest import ROOT
+from tests.conftest import EXAMPLES, ROOT
 
 
-def test_explore_notebook_runs_in_a_real_kernel(tmp_path, monkeypatch):
-    monkeypatch.setenv("KG_STORE", str(tmp_path / "store"))
+def test_explore_notebook_runs_in_a_real_kernel_on_the_projects_store(tmp_path, monkeypatch):
+    # a project laid out as the checkout is: kg.toml at the top, the notebook in notebooks/; run from
+    # notebooks/ with nothing in the environment naming a store, it must use the project's .kg/store
+    for name in ("KG_STORE", "KG_ENDPOINT", "KG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    shutil.copy(ROOT / "kg.toml", tmp_path / "kg.toml")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "examples").symlink_to(EXAMPLES)
     notebook = nbformat.read(ROOT / "notebooks" / "explore.ipynb", as_version=4)
     NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+                   resources={"metadata": {"path": str(tmp_path / "notebooks")}}).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     texts = "\n".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "loaded" in texts and "pass-at-k" in texts
     assert "cubby-routing" in texts and "capability" in texts and "mechanical" in texts
+    assert "'params': {'k': 2}" in texts and f"'store': '{tmp_path / '.kg' / 'store'}'" in texts, texts[-600:]
     assert any("image/png" in o.get("data", {}) for o in outputs), "the chart was drawn"
-    assert (tmp_path / "store").exists(), "the notebook used the store KG_STORE names"
+    assert (tmp_path / ".kg" / "store").is_dir(), "the notebook used the project's store"
+    assert not (tmp_path / "notebooks" / ".kg").exists(), "no second store beside the notebook"

@@ -245,7 +245,7 @@ def a_store(tmp_path):
 @pytest.mark.parametrize("damage, message", [
     (lambda p: (p / "CURRENT").write_text(""), "is damaged and cannot be opened (Corruption: CURRENT file"),
     (lambda p: next(p.glob("MANIFEST-*")).unlink(), "is damaged and cannot be opened"),
-    (lambda p: (shutil.rmtree(p), p.write_text("not a store")), "is not a store folder: a file is in its place"),
+    (lambda p: (shutil.rmtree(p), p.write_text("not a store")), "is a file, not a store: a store is a folder"),
 ])
 @pytest.mark.parametrize("command", ["stats", "load"])
 def test_a_damaged_store_is_a_clear_error(a_store, damage, message, command):
