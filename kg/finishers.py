@@ -285,3 +285,39 @@ def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers,
     if wrong > allowed:
         reasons.append(f"{wrong} new wrong answer{'s' if wrong != 1 else ''}")
     return "accept" if not reasons else "reject: " + "; ".join(reasons)
+
+
+# ── comparing two systems case by case (compare) ──
+def _side_pass_at_1(pass1_pairs, side: int):
+    """pass@1 of one side over the pass@1 pairs, whose tokens are "1:cb:1:cc:cluster"."""
+    tokens = [t.split(":", 4) for t in str(pass1_pairs or "").split()]
+    if not tokens:
+        return None
+    return float(Fraction(sum(int(t[side]) for t in tokens), len(tokens)))
+
+
+@finisher
+def baseline_pass_at_1(pass1_pairs):
+    return _side_pass_at_1(pass1_pairs, 1)
+
+
+@finisher
+def candidate_pass_at_1(pass1_pairs):
+    return _side_pass_at_1(pass1_pairs, 3)
+
+
+@finisher
+def mcnemar_exact_p(regressed, improved, pairs):
+    """Exact two-sided McNemar test on the discordant pairs b (passed → failed) and c (failed →
+    passed): under no change each discordant pair goes either way with chance 1/2, so
+    p = min(1, 2 · P[X ≤ min(b, c)]) with X ~ Binomial(b + c, 1/2), summed exactly. With no
+    discordant pair there is no evidence of a change: p = 1 (statsmodels' convention). None when
+    there is nothing to test: no pair, or a refused row."""
+    if regressed is None or improved is None or not pairs:
+        return None
+    b, c = int(regressed), int(improved)
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2 ** n)
+    return float(min(Fraction(1), 2 * tail))

@@ -33,3 +33,13 @@ def run_kg(*args, cwd=None, env=None, input=None):
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, "-m", "kg", *map(str, args)], cwd=cwd, env=full_env,
                           capture_output=True, text=True, input=input, timeout=600)
+
+
+# values from the example estate for the parameters a catalogue query requires (compare's two
+# systems), so that the tests running every query on every engine run those too
+EXAMPLE_REQUIRED = {"baseline": "https://kg.example/id/system/cubby@1.4.0",
+                    "candidate": "https://kg.example/id/system/cubby@1.5.0-rc1"}
+
+
+def required_params(query) -> dict:
+    return {p.name: EXAMPLE_REQUIRED[p.name] for p in query.params.values() if p.required}

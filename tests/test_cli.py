@@ -5,6 +5,7 @@ import json
 import math
 import shutil
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -137,7 +138,7 @@ def test_query_formats(loaded):
 
 
 def test_help_teaches_by_example():
-    for command in ("load", "query", "stats", "validate", "drop", "sparql", "queries"):
+    for command in ("load", "query", "stats", "validate", "drop", "sparql", "queries", "compare"):
         done = run_kg(command, "--help")
         assert done.returncode == 0 and "Example" in done.stdout, command
 
@@ -192,3 +193,101 @@ def test_validate_checks_a_file_already_loaded_unchanged(loaded):
     assert done.returncode == 0, done.stderr
     assert "valid     " in done.stdout and "validate: 1 valid" in done.stdout and "unchanged" not in done.stdout
 
+
+def independent_regressions() -> dict:
+    """Regressed cases of cubby@1.5.0-rc1 against cubby@1.4.0 from the raw JSON Lines files with plain
+    Python, by the rules of `compare` (not through SPARQL): per replay set, grader kind and grader,
+    superseded assertions dropped, one status per trial (disagreeing ones conflicting), eligible =
+    passed, failed, cantTell/agent; a case regressed when both sides have an eligible trial and the
+    candidate's pass rate is lower. Also which groups cite different criterion digests on a paired case."""
+    rows = [json.loads(line) for f in sorted(EXAMPLES.glob("cubby-r*.earl.jsonl")) for line in f.read_text().splitlines()]
+    superseded = {r["supersedes"] for r in rows if r.get("supersedes")}
+    trials, digests = defaultdict(set), defaultdict(set)
+    for r in rows:
+        if r["id"] in superseded:
+            continue
+        status = r["outcome"]
+        if status == "cantTell":
+            status = "failed" if r.get("failureCause") == "agent" else "excluded"
+        elif status not in ("passed", "failed"):
+            status = "excluded"
+        group = (r["replaySet"], r["grader"]["kind"], r["grader"]["id"])
+        trials[(group, r["intent"], r["system"], r.get("trial", 0))].add(status)
+        if r.get("criterionDigest"):
+            digests[(group, r["intent"], r["system"])].add(r["criterionDigest"])
+    counts = defaultdict(lambda: [0, 0])  # (group, intent, system) -> [n, c]
+    for (group, intent, system, _), statuses in trials.items():
+        status = statuses.pop() if len(statuses) == 1 else "conflicting"
+        if status in ("passed", "failed"):
+            counts[(group, intent, system)][0] += 1
+            counts[(group, intent, system)][1] += status == "passed"
+    regressed, refused = defaultdict(set), set()
+    for (group, intent, system), (nb, cb) in list(counts.items()):
+        if system != "cubby@1.4.0" or nb == 0:
+            continue
+        nc, cc = counts.get((group, intent, "cubby@1.5.0-rc1"), (0, 0))
+        if nc == 0:
+            continue
+        if digests[(group, intent, "cubby@1.4.0")] != digests[(group, intent, "cubby@1.5.0-rc1")]:
+            refused.add(group)
+        if Fraction(cc, nc) < Fraction(cb, nb):
+            regressed[group].add(intent)
+    return {group: (None if group in refused else sorted(cases)) for group, cases in
+            {**{g: set() for g in refused}, **regressed}.items()}
+
+
+def test_compare_prints_the_regressed_cases_per_grader_kind_and_gates_with_exit_4(loaded):
+    done = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--format", "json", "--store", loaded)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    expected = independent_regressions()
+    assert expected, "the examples hold regressions to find"
+    for group, cases in expected.items():
+        row = next(r for r in rows if (r["replay_set"].rsplit("/", 1)[-1], r["grader_kind"],
+                                       r["grader"].rsplit("/", 1)[-1]) == group)
+        if cases is None:
+            assert row["status"].startswith("refused") and row["regressed"] is None, group
+        else:
+            assert row["status"] == "compared" and row["regressed"] == len(cases), group
+            assert [c.rsplit("/", 1)[-1] for c in row["regressed_cases"].split(", ")] == cases, group
+    table = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--store", loaded)
+    assert table.returncode == 0, table.stderr
+    sections, kind = defaultdict(list), None
+    for line in table.stdout.split("regressed cases, per grader kind:\n")[1].splitlines():
+        if line.startswith("    "):
+            sections[kind].append(line)
+        elif line.startswith("  "):
+            kind = line.strip().rstrip(":")
+    for (replay_set, kind, grader), cases in expected.items():
+        line = next(line for line in sections[kind] if f"/{replay_set}, id:grader/{grader}:" in line)
+        if cases is None:
+            assert "not compared - refused" in line, line
+        else:
+            assert all(f"/intent/{case}" in line for case in cases) and (cases or "none of" in line), line
+    gated = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--fail-on-regression", "--store", loaded)
+    assert gated.returncode == 4, gated.stderr
+    assert "gate failed: human, id:replayset/cubby-routing, id:grader/alice: 2 case(s) regressed" in gated.stderr
+    # one kind on one set, with nothing regressed there: the gate passes
+    passed = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--replay-set", "cubby-regression",
+                    "--fail-on-regression", "--gate-kind", "mechanical", "--store", loaded)
+    assert passed.returncode == 0, passed.stderr
+    assert "gate passed (mechanical)" in passed.stderr
+
+
+def test_compare_gates_on_new_wrong_answers_and_the_interval(loaded):
+    strict = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--new-wrong-answers", "--gate-kind", "human",
+                    "--store", loaded)
+    assert strict.returncode == 4 and "2 new wrong answer(s)" in strict.stderr, strict.stderr
+    # on cubby-regression the model grader's pass rate rose: no drop of any size fails it
+    drop = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--replay-set", "cubby-regression", "--max-drop", "0",
+                  "--gate-kind", "model", "--store", loaded)
+    assert drop.returncode == 0, drop.stderr
+    # the other way round the candidate's interval lies below 0 for the model grader: a drop beyond 0
+    worse = run_kg("compare", "cubby@1.5.0-rc1", "cubby@1.4.0", "--replay-set", "cubby-regression", "--max-drop", "0",
+                   "--gate-kind", "model", "--store", loaded)
+    assert worse.returncode == 4 and "fell by more than 0" in worse.stderr, worse.stderr
+    missing = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--fail-on-regression", "--gate-kind", "oracle",
+                     "--store", loaded)
+    assert missing.returncode == 4 and "oracle: no verdicts of this grader kind" in missing.stderr
+    unknown = run_kg("compare", "cubby@9", "cubby@1.5.0-rc1", "--store", loaded)
+    assert unknown.returncode == 2 and "no system 'cubby@9' is loaded" in unknown.stderr

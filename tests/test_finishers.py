@@ -124,3 +124,34 @@ def test_paired_interval_brackets_the_mean_difference():
     for pairs in ("2:1:2:2:a 2:1:2:2:b", "3:1:3:3:a 3:0:3:1:b 5:2:5:5:c", "1:1:1:0:a 1:1:1:0:b 1:0:1:1:c"):
         low, mean, high = f.paired_interval_low(pairs), f.paired_mean_difference(pairs), f.paired_interval_high(pairs)
         assert -1.0 <= low <= mean <= high <= 1.0, (pairs, low, mean, high)
+
+
+def mcnemar_by_enumeration(b, c):
+    """The exact test from its definition, not the closed form: enumerate every way the b + c
+    discordant pairs could have gone (each either way with chance 1/2) and sum the chances of the
+    outcomes no more likely than the one observed (the two-sided 'minlike' rule of R's binom.test
+    and scipy's binomtest)."""
+    n = b + c
+    chance = Fraction(1, 2 ** n)
+    counts = [sum(outcome) for outcome in itertools.product((0, 1), repeat=n)]
+    likelihood = {k: counts.count(k) for k in range(n + 1)}
+    return sum(likelihood[k] * chance for k in likelihood if likelihood[k] <= likelihood[b])
+
+
+@pytest.mark.parametrize("b,c", [(b, c) for b in range(0, 8) for c in range(0, 8) if 0 < b + c <= 12])
+def test_mcnemar_matches_an_enumeration_of_outcomes(b, c):
+    assert f.mcnemar_exact_p(b, c, b + c) == pytest.approx(float(min(1, mcnemar_by_enumeration(b, c))), abs=1e-15)
+
+
+def test_mcnemar_by_hand_and_without_pairs():
+    # b = 1, c = 5: 2 * (C(6,0) + C(6,1)) / 64 = 14/64 (scipy.stats.binomtest(1, 6).pvalue = 0.21875)
+    assert f.mcnemar_exact_p(1, 5, 8) == 0.21875
+    assert f.mcnemar_exact_p(0, 0, 3) == 1.0  # pairs, none discordant: no evidence of a change
+    assert f.mcnemar_exact_p(0, 0, 0) is None  # no pair: nothing to test, never a number by default
+    assert f.mcnemar_exact_p(None, None, None) is None  # a refused comparison
+
+
+def test_side_pass_at_1_reads_the_tokens():
+    assert f.baseline_pass_at_1("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f") == pytest.approx(2 / 3)
+    assert f.candidate_pass_at_1("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f") == pytest.approx(2 / 3)
+    assert f.baseline_pass_at_1("  ") is None

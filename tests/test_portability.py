@@ -16,16 +16,19 @@ BASE = "https://kg.example/id/"
 # on VALUES-bound variables used inside OPTIONAL)
 SAMPLE_VALUES = {"k": 2, "replay_set": BASE + "replayset/cubby-routing", "system": BASE + "system/cubby@1.4.0",
                  "case": BASE + "replayset/cubby-routing/intent/route-009", "kind": "gold", "vocabularies": False,
-                 "threshold": 0.9}
+                 "threshold": 0.9, "baseline": BASE + "system/cubby@1.4.0",
+                 "candidate": BASE + "system/cubby@1.5.0-rc1", "tolerance": 0.34}
 
 
 def variants():
+    """Each query with its required parameters bound, then with each optional one bound as well."""
     for name in QUERIES:
         query = catalogue.load()[name]
-        yield pytest.param(name, {}, id=name)
+        required = {p.name: SAMPLE_VALUES[p.name] for p in query.params.values() if p.required}
+        yield pytest.param(name, required, id=name)
         for param in query.params:
-            if param in SAMPLE_VALUES:
-                yield pytest.param(name, {param: SAMPLE_VALUES[param]}, id=f"{name}[{param}]")
+            if param in SAMPLE_VALUES and param not in required:
+                yield pytest.param(name, {**required, param: SAMPLE_VALUES[param]}, id=f"{name}[{param}]")
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from kg import catalogue, ingest, report
 from kg.remote import Endpoint, RemoteError, RemoteStore
 from kg.store import Store
-from tests.conftest import EXAMPLES, run_kg
+from tests.conftest import EXAMPLES, required_params, run_kg
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def test_the_whole_catalogue_gives_the_same_rows_as_the_embedded_store(oxigraph_
     assert [o.status for o in outcomes] == ["loaded"] * len(outcomes)
     assert {s.path for s in remote.sources()} == {s.path for s in embedded.sources()}
     for name, query in catalogue.load().items():
-        params = {"k": 2} if "k" in query.params else {}
+        params = {**({"k": 2} if "k" in query.params else {}), **required_params(query)}
         assert normal(catalogue.run(query, remote, params).rows) == normal(catalogue.run(query, embedded, params).rows), name
     out = tmp_path / "report"
     report.publish(out, lambda folder: report.render_site(remote, folder, {}, params={"k": 2}))

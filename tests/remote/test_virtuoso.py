@@ -22,7 +22,7 @@ from kg import catalogue, ingest, report
 from kg.errors import StoreUnavailable
 from kg.remote import Endpoint, RemoteError, RemoteStore
 from kg.store import Store
-from tests.conftest import EXAMPLES, run_kg
+from tests.conftest import EXAMPLES, required_params, run_kg
 from tests.remote import virtuoso
 
 pytestmark = pytest.mark.skipif(not virtuoso.installed(),
@@ -114,7 +114,7 @@ def test_the_verdict_layer_built_on_virtuoso_is_the_embedded_one(remote, embedde
 @pytest.mark.parametrize("name", QUERIES)
 def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server):
     query = CATALOGUE[name]
-    params = {"k": 2} if "k" in query.params else {}
+    params = {**({"k": 2} if "k" in query.params else {}), **required_params(query)}
     if name in REFUSED:
         code, why = REFUSED[name]
         try:
@@ -138,7 +138,9 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
         try:
             variables, rows = remote.select_values(query.bound_text(params))
         except RemoteError as err:
-            if not server.answers():
+            # a query the client gave up on may still run on the server, slowing the next ones past
+            # their timeout (criterion-verdicts after compare): restart it
+            if not server.answers() or "no answer within the timeout" in str(err):
                 server.restart()
             warnings.warn(f"{name}: Virtuoso still fails on the raw text: {str(err)[:200]}")
             return

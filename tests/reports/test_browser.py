@@ -4,6 +4,7 @@ shows its verdicts, hostile text stays text, and the pages pass a basic accessib
 A screenshot of each page type is saved under tests/artefacts/."""
 import functools
 import http.server
+import json
 import shutil
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from kg import ingest, report
 from kg.cli import _prefixes
 from kg.store import Store
-from tests.conftest import EXAMPLES, ROOT, SHARED_DATA
+from tests.conftest import EXAMPLES, ROOT, SHARED_DATA, run_kg
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTEFACTS = ROOT / "tests" / "artefacts"
@@ -198,7 +199,7 @@ def test_hostile_text_is_shown_as_text_and_runs_nothing(site, page):
 
 def test_pages_pass_a_basic_accessibility_check(site, page):
     out, base = site
-    names = ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality"]
+    names = ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality", "compare"]
     names += [f"cases/{p.stem}" for p in sorted((out / "cases").glob("*.html"))[:3]]
     names += ["queries/pass-at-k"]
     for name in names:
@@ -218,10 +219,59 @@ def test_pages_pass_a_basic_accessibility_check(site, page):
 def test_screenshots_of_each_page_type(site, page):
     _, base = site
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    for name in ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality", "queries/pass-at-k"]:
+    for name in ["index", "results", "coverage", "wrong-descriptions", "graders", "data-quality", "compare",
+                 "queries/pass-at-k"]:
         page.goto(urljoin(base, f"{name}.html"))
         page.screenshot(path=str(ARTEFACTS / f"report-{name.replace('/', '-')}.png"), full_page=True)
     page.goto(urljoin(base, "results.html"))
     page.click("#matrix a >> text=route-009")
     page.screenshot(path=str(ARTEFACTS / "report-case.png"), full_page=True)
     assert len(list(ARTEFACTS.glob("report-*.png"))) >= 8
+
+
+def shown(value) -> str:
+    """A number as the report's num filter prints it, computed here from kg compare's JSON."""
+    if value is None:
+        return "—"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_path):
+    _, base = site
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
+    page.goto(urljoin(base, "compare.html"))
+    sections = page.query_selector_all("section.comparison")
+    assert len(sections) == 2  # cubby-regression and cubby-routing: 1.4.0, then 1.5.0-rc1 on each
+    checked = 0
+    for section in sections:
+        baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
+        assert baseline.endswith("/cubby@1.4.0") and candidate.endswith("/cubby@1.5.0-rc1")
+        done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
+        assert done.returncode == 0, done.stderr
+        rows = json.loads(done.stdout)
+        assert rows and len(section.query_selector_all("tbody tr")) == len(rows)
+        for row in rows:
+            selector = f'tr[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]'
+            cells = {c.get_attribute("data-field"): c.inner_text().strip()
+                     for c in section.query_selector_all(f"{selector} td[data-field]")}
+            for field in ("cases", "paired_cases", "regressed", "improved", "unchanged", "new_wrong_answers",
+                          "baseline_only", "candidate_only", "pass1_cases", "pass_at_1_difference", "mcnemar_p",
+                          "pass_rate_difference"):
+                assert cells[field] == shown(row[field]), (replay_set, row["grader_kind"], field)
+                checked += 1
+            assert cells["excluded_cases"].startswith(shown(row["excluded_cases"]))
+            interval = "—" if row["pass_rate_difference_low"] is None else \
+                f"{shown(row['pass_rate_difference_low'])} to {shown(row['pass_rate_difference_high'])}"
+            assert cells["pass_rate_difference_interval"] == interval
+            listed = section.query_selector(f'li[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"] '
+                                            f'[data-field="regressed_cases"]')
+            if row["regressed"]:
+                names = [a.inner_text() for a in listed.query_selector_all("a")]
+                assert names == [c.rsplit("/", 1)[-1] for c in row["regressed_cases"].split(", ")]
+            else:
+                assert listed is None
+    assert checked > 50
+    # a regressed case links to its page, with its verdicts
+    page.click('section[data-replay-set$="/cubby-routing"] li[data-kind="human"] a >> text=route-015')
+    assert "route-015" in page.locator("h1").inner_text()
