@@ -446,31 +446,29 @@ def _query_form(text: str) -> str:
     return match.group(1).upper() if match else ""
 
 
-def _system_iri(store, value: str) -> str:
-    """A system named by its IRI, or by the id its results gave it (`cubby@1.4.0`)."""
+def _resource_iri(store, value: str, kind: str, what: str, listing: str) -> str:
+    """A resource of `kind` (earl:TestSubject, apeval:ReplaySet) named by its IRI or by the id its
+    files gave it (`cubby@1.4.0`); an id that names none or several is a usage error saying which exist."""
     import pyoxigraph as ox
-    rows = store.select("SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s a earl:TestSubject ; dcterms:identifier ?id } }",
+    rows = store.select(f"SELECT DISTINCT ?s WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}",
                         id=ox.Literal(value))
     if len(rows) == 1:
         return rows[0][0].value
     if "://" in value or value.startswith("urn:"):
         return value
-    known = sorted(r[0].value for r in store.select(
-        "SELECT DISTINCT ?id WHERE { GRAPH ?g { ?s a earl:TestSubject ; dcterms:identifier ?id } }"))
     if rows:
-        raise click.UsageError(f"the system id {value!r} names {len(rows)} systems: give its IRI")
-    raise click.UsageError(f"no system {value!r} is loaded (systems: {', '.join(known) or 'none'})")
+        raise click.UsageError(f"the {what} id {value!r} names {len(rows)} {what}s: give its IRI")
+    known = sorted(r[0].value for r in store.select(
+        f"SELECT DISTINCT ?id WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}"))
+    raise click.UsageError(f"no {what} {value!r} is loaded ({listing}: {', '.join(known) or 'none'})")
+
+
+def _system_iri(store, value: str) -> str:
+    return _resource_iri(store, value, "earl:TestSubject", "system", "systems")
 
 
 def _set_iri(store, value: str) -> str:
-    import pyoxigraph as ox
-    rows = store.select("SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s a apeval:ReplaySet ; dcterms:identifier ?id } }",
-                        id=ox.Literal(value))
-    if len(rows) == 1:
-        return rows[0][0].value
-    if "://" in value or value.startswith("urn:"):
-        return value
-    raise click.UsageError(f"no replay set {value!r} is loaded (see `kg query replay-sets`)")
+    return _resource_iri(store, value, "apeval:ReplaySet", "replay set", "replay sets")
 
 
 # the columns `kg compare` shows in a table; csv, tsv and json give every column of the query

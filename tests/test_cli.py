@@ -78,6 +78,15 @@ def test_drop_removes_a_source(tmp_path):
     assert "http://example.org/a>b is not a loaded file's path or graph IRI (Invalid IRI code point '>')" in bad.stderr
 
 
+
+def eligibility(row) -> str:
+    """A JSON Lines result's verdict class for pass@k, in plain Python: passed, failed (earl:failed or
+    cantTell caused by the agent) or excluded (any other outcome)."""
+    if row["outcome"] == "cantTell":
+        return "failed" if row.get("failureCause") == "agent" else "excluded"
+    return row["outcome"] if row["outcome"] in ("passed", "failed") else "excluded"
+
+
 def independent_pass_at_k(k: int) -> dict:
     """pass@1 and pass^k from the raw files with plain Python, by the rules of the catalogue, not
     through SPARQL: superseded assertions dropped, one status per (system, case, trial, grader),
@@ -88,11 +97,7 @@ def independent_pass_at_k(k: int) -> dict:
     for r in rows:
         if r["id"] in superseded:
             continue
-        status = r["outcome"]
-        if status == "cantTell":
-            status = "failed" if r.get("failureCause") == "agent" else "excluded"
-        elif status not in ("passed", "failed"):
-            status = "excluded"
+        status = eligibility(r)
         verdicts[(r["replaySet"], r["system"], r["grader"]["kind"], r["grader"]["id"], r["intent"], r.get("trial", 0))].add(status)
     cases = defaultdict(lambda: defaultdict(dict))
     for (rs, system, kind, grader, intent, trial), statuses in verdicts.items():
@@ -206,11 +211,7 @@ def independent_regressions() -> dict:
     for r in rows:
         if r["id"] in superseded:
             continue
-        status = r["outcome"]
-        if status == "cantTell":
-            status = "failed" if r.get("failureCause") == "agent" else "excluded"
-        elif status not in ("passed", "failed"):
-            status = "excluded"
+        status = eligibility(r)
         group = (r["replaySet"], r["grader"]["kind"], r["grader"]["id"])
         trials[(group, r["intent"], r["system"], r.get("trial", 0))].add(status)
         if r.get("criterionDigest"):
