@@ -16,8 +16,6 @@ import os
 import shutil
 from pathlib import Path
 
-from . import layers
-
 KEEP_STATES = 2  # the state being written and the one before it (a report running during a load)
 
 
@@ -33,7 +31,7 @@ class AnswerCache:
         if not path or path == ":memory:" or not hasattr(store, "ox"):
             return None
         records = sorted((s.graph, s.sha256, s.loaded_at, s.triples) for s in store.sources())
-        state = hashlib.sha256(json.dumps([records, store.setting("layerVersion"), layers.version()])
+        state = hashlib.sha256(json.dumps([records, store.setting("layerVersion")])
                                .encode()).hexdigest()[:24]
         cache = cls(Path(path).parent / "cache", state)
         cache._forget_other_states()

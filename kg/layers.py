@@ -54,10 +54,6 @@ class Layer:
     derive: str
     sha256: str
 
-    @property
-    def text(self) -> str:
-        return self.path.read_text(encoding="utf-8")
-
 
 def parse(path: Path) -> Layer:
     text = path.read_text(encoding="utf-8")
@@ -109,7 +105,7 @@ def _compose(ops: list[str]) -> str:
     return prologue + "\n" + " ;\n".join(op for op in ops if op.strip())
 
 
-def _flag(graphs: list[str]) -> str:
+def flag(graphs: list[str]) -> str:
     lines = " ".join(f"<{g}> a <{KG}ChangedSource> ." for g in graphs)
     return f"INSERT DATA {{ GRAPH <{CHANGED}> {{ {lines} }} }}"
 
@@ -136,7 +132,7 @@ def _derive_taken() -> list[str]:
 def marking(graphs: list[str]) -> str:
     """Marks what the graphs' present triples touch, and nothing else: the first part of a write that
     is not one transaction (a bulk load, a remote server); `derive_chunk` and `finish` do the rest."""
-    return _compose([_flag(graphs)] + [layer.mark for layer in load()])
+    return _compose([flag(graphs)] + [layer.mark for layer in load()])
 
 
 def derive_chunk(limit: int | None = None) -> str:
@@ -144,10 +140,14 @@ def derive_chunk(limit: int | None = None) -> str:
     return _compose(_take(limit or CHUNK_KEYS) + _derive_taken())
 
 
+def _closing() -> list[str]:
+    return [f"DROP SILENT GRAPH <{g}>" for g in SCRATCH] + [_set_version()]
+
+
 def finish(change: str = "") -> str:
     """The last update of a write in parts, once nothing is left touched: its change (the catalogue
     record, say), the scratch graphs cleared, the layers' version stated."""
-    return _compose([change] + [f"DROP SILENT GRAPH <{g}>" for g in SCRATCH] + [_set_version()])
+    return _compose([change] + _closing())
 
 
 def around(change: str, before: list[str], after: list[str] | None = None) -> str:
@@ -158,11 +158,11 @@ def around(change: str, before: list[str], after: list[str] | None = None) -> st
         return change
     ops = []
     if before:
-        ops += [_flag(before)] + [layer.mark for layer in load()]
+        ops += [flag(before)] + [layer.mark for layer in load()]
     ops.append(change)
     if after:
-        ops += [_flag(after)] + [layer.mark for layer in load()]
-    ops += _take(None) + _derive_taken() + [f"DROP SILENT GRAPH <{g}>" for g in (CHANGED, TOUCHED)] + [_set_version()]
+        ops += [flag(after)] + [layer.mark for layer in load()]
+    ops += _take(None) + _derive_taken() + _closing()
     return _compose(ops)
 
 
@@ -198,10 +198,6 @@ def as_constructs(step: str) -> list[tuple[str, str | None]]:
         else:
             found.append((f"{prologue}\n{op}", None))
     return found
-
-
-def flag(graphs: list[str]) -> str:
-    return _flag(graphs)
 
 
 def take(limit: int | None = None) -> str:

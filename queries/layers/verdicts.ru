@@ -30,8 +30,7 @@ PREFIX kg: <https://kg.example/ns#>
 INSERT { GRAPH <urn:kg:layer:touched> { ?case kg:touchedFor ?system } }
 WHERE {
   SELECT DISTINCT ?case ?system WHERE {
-    GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
-    { SELECT DISTINCT ?changed ?assertion WHERE {
+    { SELECT DISTINCT ?assertion WHERE {
         GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
         # an assertion any of whose own triples, or its result's, the source states
         { GRAPH ?changed { ?assertion earl:test ?value } }
