@@ -16,6 +16,8 @@ import os
 import shutil
 from pathlib import Path
 
+from .catalogue import IRI
+
 KEEP_STATES = 2  # the state being written and the one before it (a report running during a load)
 
 
@@ -59,7 +61,7 @@ class AnswerCache:
             self.misses += 1
             return None
         self.hits += 1
-        return kept["variables"], [tuple(row) for row in kept["rows"]]
+        return kept["variables"], [tuple(_typed(v) for v in row) for row in kept["rows"]]
 
     def put(self, text: str, variables: list[str], rows: list[tuple]) -> None:
         """Written whole, then renamed into place: a report running beside never reads half an answer;
@@ -68,7 +70,17 @@ class AnswerCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             target = self._file(text)
             scratch = target.with_name(f".{target.name}.{os.getpid()}")
-            scratch.write_text(json.dumps({"text": text, "variables": variables, "rows": rows}), encoding="utf-8")
+            scratch.write_text(json.dumps({"text": text, "variables": variables,
+                                              "rows": [[_tagged(v) for v in row] for row in rows]}), encoding="utf-8")
             os.replace(scratch, target)
         except OSError:
             pass
+
+
+def _tagged(value):
+    """JSON keeps no Python type: an IRI is written {"@id": …}, as JSON-LD does, to come back an IRI."""
+    return {"@id": str(value)} if isinstance(value, IRI) else value
+
+
+def _typed(value):
+    return IRI(value["@id"]) if isinstance(value, dict) else value

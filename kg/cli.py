@@ -290,6 +290,24 @@ format_option = click.option("--format", "fmt", type=click.Choice(output.FORMATS
                              show_default=True, help="table for people; csv, tsv or json for pipes.")
 
 
+def table_options(command):
+    """--wide and --columns, for every command that prints an answer's rows."""
+    command = click.option("--columns", "chosen", metavar="A,B,C",
+                           help="Only these columns, in this order (any format).")(command)
+    return click.option("--wide", is_flag=True,
+                        help="Every column as it is, nothing folded (the table folds rates, exclusions and "
+                             "long ids to fit the terminal).")(command)
+
+
+def _print_rows(columns, rows, fmt, prefixes, rates=None, wide=False, chosen=None) -> None:
+    try:
+        text = output.render(columns, rows, fmt, prefixes, rates=rates, wide=wide, chosen=chosen,
+                             width=output.terminal_width())
+    except output.ColumnError as err:
+        raise click.UsageError(str(err)) from None
+    click.echo(text, nl=False)
+
+
 def _prefixes(store: Store) -> dict[str, str]:
     """The prefixes tables shorten IRIs with: kg's vocabularies, the minting base as `id:`, and
     every prefix a loaded replay set declared."""
@@ -373,8 +391,9 @@ def _parse_params(pairs) -> dict[str, str]:
 @click.argument("name")
 @click.option("-p", "--param", "pairs", multiple=True, metavar="KEY=VALUE", help="A parameter (repeatable).")
 @format_option
+@table_options
 @store_option
-def query(name, pairs, fmt, store_path):
+def query(name, pairs, fmt, wide, chosen, store_path):
     """Run a named query from the catalogue.
 
     \b
@@ -382,6 +401,11 @@ def query(name, pairs, fmt, store_path):
       kg query pass-at-k -p k=2
       kg query pass-at-k -p k=2 --format json | jq '.[] | {system, grader_kind, pass_at_1}'
       kg query coverage-classes --format csv > coverage.csv
+      kg query pass-at-k --columns system,grader_kind,pass_at_1,pass_at_1_low,pass_at_1_high
+
+    The table folds each rate with its count, denominator and 95% interval into one
+    cell (14/16 87.5% [64.0–96.5]), the exclusion counts into one column, IRIs into
+    short ids; --wide shows every column as it is. CSV, TSV and JSON are never folded.
     """
     named = _named(catalogue.load(), name)
     store = _open(store_path, read_only=True)
@@ -389,14 +413,15 @@ def query(name, pairs, fmt, store_path):
         result = catalogue.run(named, store, _parse_params(pairs))
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
-    click.echo(output.render(result.columns, result.rows, fmt, _prefixes(store)), nl=False)
+    _print_rows(result.columns, result.rows, fmt, _prefixes(store), named.rates, wide, chosen)
 
 
 @cli.command()
 @click.argument("query_text")
 @format_option
+@table_options
 @store_option
-def sparql(query_text, fmt, store_path):
+def sparql(query_text, fmt, wide, chosen, store_path):
     """Run ad-hoc SPARQL (text, or a file) over the union of all graphs.
 
     \b
@@ -418,7 +443,7 @@ def sparql(query_text, fmt, store_path):
         raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries only") from None
-    click.echo(output.render(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store)), nl=False)
+    _print_rows(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store), None, wide, chosen)
 
 
 def _query_text(argument: str) -> str:
@@ -474,8 +499,8 @@ def _set_iri(store, value: str) -> str:
 # the columns `kg compare` shows in a table; csv, tsv and json give every column of the query
 COMPARE_TABLE = ["replay_set", "grader_kind", "grader", "status", "cases", "paired_cases", "regressed", "improved",
                  "unchanged", "new_wrong_answers", "baseline_only", "candidate_only", "excluded_cases",
-                 "pass1_cases", "pass_at_1_difference", "mcnemar_p", "pass_rate_difference",
-                 "pass_rate_difference_low", "pass_rate_difference_high"]
+                 "pass1_cases", "pass_at_1_difference", "pass_at_1_difference_low", "pass_at_1_difference_high",
+                 "mcnemar_p", "pass_rate_difference", "pass_rate_difference_low", "pass_rate_difference_high"]
 
 
 def compare_gate(rows, kinds, fail_on_regression: bool, max_drop: float | None, new_wrong_answers: bool,
@@ -520,9 +545,10 @@ def compare_gate(rows, kinds, fail_on_regression: bool, max_drop: float | None, 
               help="The strict gate: exit 4 on any new wrong answer (a case the baseline passes by majority "
                    "of trials and the candidate fails by majority) under a gated kind.")
 @format_option
+@table_options
 @store_option
 def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate_kinds, max_drop, strict, fmt,
-            store_path):
+            wide, chosen, store_path):
     """Compare a candidate system with its baseline, case by case.
 
     BASELINE and CANDIDATE are systems: the id their results gave them (cubby@1.4.0) or
@@ -548,14 +574,15 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
               "tolerance": tolerance}
     if replay_set:
         params["replay_set"] = _set_iri(store, replay_set)
-    result = catalogue.run(catalogue.load()["compare"], store, params)
+    named = catalogue.load()["compare"]
+    result = catalogue.run(named, store, params)
     prefixes = _prefixes(store)
-    if fmt != "table":
-        click.echo(output.render(result.columns, result.rows, fmt, prefixes), nl=False)
+    if fmt != "table" or wide or chosen:
+        _print_rows(result.columns, result.rows, fmt, prefixes, named.rates, wide, chosen)
     else:
         click.echo(f"baseline  {output.shorten(params['baseline'], prefixes)}\n"
                    f"candidate {output.shorten(params['candidate'], prefixes)}\n")
-        click.echo(output.render(COMPARE_TABLE, result.rows, "table", prefixes))
+        _print_rows(COMPARE_TABLE, result.rows, "table", prefixes, named.rates)
         click.echo("regressed cases, per grader kind:")
         for kind in sorted({r["grader_kind"] for r in result.rows}):
             click.echo(f"  {kind}:")

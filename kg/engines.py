@@ -24,6 +24,7 @@ class RdflibEngine:
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
         import rdflib
+        from .catalogue import IRI
         result = self.dataset.query(text)
         names = [str(v) for v in result.vars]
 
@@ -34,5 +35,5 @@ class RdflibEngine:
                 return literal_value(str(term), str(term.datatype) if term.datatype else None)
             if isinstance(term, rdflib.BNode):
                 return f"_:{term}"
-            return str(term)
+            return IRI(str(term))
         return names, [tuple(value(row[n]) for n in names) for row in result]

@@ -1,13 +1,33 @@
-"""Rows out: an aligned table for people (IRIs shortened with the prefixes in use), CSV and TSV
-for spreadsheets and pipes, JSON for programs (full IRIs, numbers as numbers, null when unbound)."""
+"""Rows out: a table for people, CSV and TSV for spreadsheets and pipes, JSON for programs.
+
+The table is for reading in a terminal. By default it is folded to fit: each rate the query
+declares (its `rates` header) becomes one cell with its count, denominator and interval
+(`14/16 87.5% [64.0–96.5]`), the `excluded_<reason>` counts one column (`grader 2, environment 1`),
+IRIs their short ids, a column with one value for every row a line above the table, and when it is
+still wider than the terminal, the columns that fit least are left out and named below it.
+`--wide` shows every column as it is; `--columns` chooses. CSV, TSV and JSON are never folded:
+every column, full IRIs, numbers at full precision, empty (CSV) or null (JSON) when unbound."""
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
+import os
+import shutil
+import sys
 from typing import Any, Iterable
 
+from .catalogue import IRI, Rate
+
 FORMATS = ("table", "csv", "tsv", "json")
+# the reasons a trial is left out of a rate; `excluded_cases` and `excluded_trials` are totals
+# in another unit and stay columns of their own
+NOT_A_REASON = ("cases", "trials")
+
+
+class ColumnError(ValueError):
+    """--columns named a column the answer does not have."""
 
 
 def shorten(value: str, prefixes: dict[str, str]) -> str:
@@ -18,39 +38,201 @@ def shorten(value: str, prefixes: dict[str, str]) -> str:
     return f"{prefix}:{value[len(best):]}"
 
 
-def _cell(value: Any, prefixes: dict[str, str] | None) -> str:
+def choose(columns: list[str], wanted: str | None) -> list[str]:
+    """The columns --columns a,b,c names, in its order; an unknown name is refused with the close ones."""
+    if not wanted:
+        return columns
+    names = [n.strip() for n in wanted.split(",") if n.strip()]
+    for name in names:
+        if name not in columns:
+            close = difflib.get_close_matches(name, columns, n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise ColumnError(f"no column {name!r}{hint} (the columns: {', '.join(columns)})")
+    return names
+
+
+def _number(value: float) -> str:
+    """A float for reading: four decimals at most, trailing zeros dropped."""
+    return f"{value:.4f}".rstrip("0").rstrip(".") if value == value else ""
+
+
+def _exact(value: Any) -> str:
+    """A value as CSV holds it: floats at full precision (repr round-trips), booleans as words."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if value == value else ""
+        return repr(value) if value == value else ""
+    return str(value)
+
+
+def _cell(value: Any, prefixes: dict[str, str] | None, short_ids: bool = False) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, IRI):
+        return value.short if short_ids else (shorten(value, prefixes) if prefixes else str(value))
     text = str(value)
     if prefixes and ("://" in text or text.startswith("urn:")):
         return shorten(text, prefixes)
     return text.replace("\n", " ")
 
 
+def _percent(value: float | None, signed: bool = False) -> str:
+    if value is None or value != value:
+        return "n/a"
+    return f"{value * 100:+.1f} pts" if signed else f"{value * 100:.1f}%"
+
+
+def rate_cell(row: dict[str, Any], rate: Rate) -> str:
+    """`14/16 87.5% [64.0–96.5]`; a mean over cases `93.8% [85.1–100.0] of 16`; a difference
+    `+6.2 pts [-3.1, +15.5] of 16`; `n/a` when the rate could not be computed (never 0)."""
+    value, of = row.get(rate.column), row.get(rate.of)
+    low, high = (row.get(rate.low) if rate.low else None), (row.get(rate.high) if rate.high else None)
+    interval = ""
+    if low is not None and high is not None:
+        interval = f" [{low * 100:+.1f}, {high * 100:+.1f}]" if rate.signed else f" [{low * 100:.1f}–{high * 100:.1f}]"
+    of_text = "" if of is None else str(of)
+    if rate.count:
+        count = row.get(rate.count)
+        return f"{'' if count is None else count}/{of_text} {_percent(value)}{interval}"
+    return f"{_percent(value, rate.signed)}{interval} of {of_text}"
+
+
+def _reason_groups(columns: list[str]) -> dict[str, list[str]]:
+    """`excluded_<reason>` columns by what comes before (`baseline_`, `candidate_` or nothing),
+    where a group has two reasons or more."""
+    groups: dict[str, list[str]] = {}
+    for column in columns:
+        head, found, reason = column.rpartition("excluded_")
+        if found and reason and reason not in NOT_A_REASON and (not head or head.endswith("_")):
+            groups.setdefault(head, []).append(column)
+    return {head: members for head, members in groups.items() if len(members) > 1}
+
+
+def fold(columns: list[str], rows: list[dict[str, Any]], rates: dict[str, Rate] | None,
+         prefixes: dict[str, str] | None = None) -> tuple[list[str], list[dict[str, str]], list[str]]:
+    """The folded table: (columns, rows of display strings, lines to print above the table)."""
+    rates = {c: r for c, r in (rates or {}).items() if c in columns and all(p in columns for p in r.parts)}
+    parts = {p for r in rates.values() for p in r.parts}
+    groups = _reason_groups(columns)
+    folded_into = {m: f"{head}excluded" for head, members in groups.items() for m in members}
+    # short ids where they stay distinct within the column; prefixed IRIs where they would not
+    short_ok = {}
+    for column in columns:
+        iris = {v for row in rows if isinstance(v := row.get(column), IRI)}
+        short_ok[column] = len({v.short for v in iris}) == len(iris)
+
+    out_columns: list[str] = []
+    for column in columns:
+        target = folded_into.get(column, column)
+        if column in parts or target in out_columns:
+            continue
+        out_columns.append(target)
+    out_rows = []
+    for row in rows:
+        shown: dict[str, str] = {}
+        for column in out_columns:
+            if column in rates:
+                shown[column] = rate_cell(row, rates[column])
+            elif column in {f"{h}excluded" for h in groups}:
+                members = groups[column[:-len("excluded")]]
+                counts = [(m.rpartition("excluded_")[2], row.get(m)) for m in members]
+                if all(n is None for _, n in counts):
+                    shown[column] = ""
+                else:
+                    shown[column] = ", ".join(f"{reason} {n}" for reason, n in counts if n) or "none"
+            else:
+                shown[column] = _cell(row.get(column), prefixes, short_ok.get(column, False))
+        out_rows.append(shown)
+    above = []
+    if len(out_rows) > 1:
+        for column in list(out_columns):
+            values = {r[column] for r in out_rows}
+            if len(values) == 1 and column not in rates:
+                above.append(f"{column}: {values.pop() or '(none)'}")
+                out_columns.remove(column)
+                for r in out_rows:
+                    del r[column]
+    return out_columns, out_rows, above
+
+
+def _numeric(column: str, rows: list[dict[str, Any]]) -> bool:
+    return all(isinstance(row.get(column), (int, float)) or row.get(column) is None for row in rows)
+
+
+def _lay_out(columns: list[str], cells: list[dict[str, str]], right: set[str]) -> list[str]:
+    widths = {c: max([len(c)] + [len(r[c]) for r in cells]) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns).rstrip(),
+             "  ".join("-" * widths[c] for c in columns)]
+    for r in cells:
+        lines.append("  ".join(r[c].rjust(widths[c]) if c in right else r[c].ljust(widths[c])
+                               for c in columns).rstrip())
+    return lines
+
+
+def terminal_width() -> int | None:
+    """The terminal's width when printing to one (or $COLUMNS); None when piped: no fitting then."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((120, 24)).columns
+    return None
+
+
+def _fit(columns: list[str], cells: list[dict[str, str]], width: int | None, rates: set[str],
+         numeric: set[str]) -> tuple[list[str], list[str]]:
+    """Columns left out until the table fits the width: plain counts first (rightmost first), then
+    rates after the first, then the folded exclusions. What a row is about (its text columns: replay set,
+    system, grader kind, …) is never left out — a row without its grader kind would read as pooled —
+    nor the first rate; a table that still does not fit is printed whole."""
+    def total(cs):
+        return sum(max([len(c)] + [len(r[c]) for r in cells]) for c in cs) + 2 * (len(cs) - 1)
+
+    first_rate = next((c for c in columns if c in rates), None)
+
+    def order(c):
+        return 0 if c in numeric else 1 if c in rates else 2 if c.endswith("excluded") else None
+    dropped: list[str] = []
+    shown = list(columns)
+    while width and total(shown) > width:
+        candidates = [c for c in shown[1:] if c != first_rate and order(c) is not None]
+        if not candidates:
+            break
+        victim = min(reversed(candidates), key=order)  # the rightmost of the first kind to go
+        shown.remove(victim)
+        dropped.append(victim)
+    return shown, [c for c in columns if c in dropped]
+
+
 def render(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str = "table",
-           prefixes: dict[str, str] | None = None) -> str:
+           prefixes: dict[str, str] | None = None, rates: dict[str, Rate] | None = None,
+           wide: bool = False, chosen: str | None = None, width: int | None = None) -> str:
     rows = list(rows)
+    columns = choose(columns, chosen)
     if fmt == "json":
-        return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps([{c: row.get(c) for c in columns} for row in rows], indent=2, ensure_ascii=False) + "\n"
     if fmt in ("csv", "tsv"):
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
-            writer.writerow(["" if row.get(c) is None else _cell(row.get(c), None) for c in columns])
+            writer.writerow([_exact(row.get(c)) for c in columns])
         return buffer.getvalue()
-    cells = [columns] + [[_cell(row.get(c), prefixes) for c in columns] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-    numeric = [all(isinstance(row.get(c), (int, float)) or row.get(c) is None for row in rows) for c in columns]
-    lines = []
-    for n, r in enumerate(cells):
-        lines.append("  ".join(v.rjust(w) if numeric[i] and n else v.ljust(w)
-                               for i, (v, w) in enumerate(zip(r, widths))).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-    return "\n".join(lines) + "\n"
+    count = f"({len(rows)} row{'s' if len(rows) != 1 else ''})"
+    if wide or chosen:
+        cells = [{c: _cell(row.get(c), prefixes) for c in columns} for row in rows]
+        right = {c for c in columns if _numeric(c, rows)}
+        return "\n".join(_lay_out(columns, cells, right) + [count]) + "\n"
+    shown, cells, above = fold(columns, rows, rates, prefixes)
+    right = {c for c in shown if c in columns and _numeric(c, rows)}
+    fitted, dropped = _fit(shown, cells, width, set(rates or {}), right)
+    below = [count]
+    if dropped:
+        below.append(f"not shown to fit the terminal: {', '.join(dropped)} (--wide shows every column, "
+                     f"--columns a,b,c chooses)")
+    return "\n".join(above + _lay_out(fitted, cells, right) + below) + "\n"

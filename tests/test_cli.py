@@ -1,6 +1,8 @@
 """The CLI as users and schedulers run it: exit codes, summaries, output formats, and the
 numbers of `kg query pass-at-k -p k=2` checked against an independent computation from the raw
 JSON Lines files."""
+import csv
+import io
 import json
 import math
 import shutil
@@ -139,7 +141,39 @@ def test_query_formats(loaded):
     tsv_out = run_kg("query", "pass-at-k", "--format", "tsv", "--store", loaded).stdout.splitlines()
     assert "\t" in tsv_out[0]
     table = run_kg("query", "pass-at-k", "--store", loaded).stdout
-    assert "id:system/cubby@1.4.0" in table and f"({len(csv_out) - 1} rows)" in table
+    assert " cubby@1.4.0 " in table and f"({len(csv_out) - 1} rows)" in table
+    assert "id:system/cubby@1.4.0" in run_kg("query", "pass-at-k", "--wide", "--store", loaded).stdout
+
+
+def test_the_table_folds_rates_and_exclusions_and_csv_keeps_full_precision(loaded):
+    rows = json.loads(run_kg("query", "pass-at-k", "-p", "k=2", "--format", "json", "--store", loaded).stdout)
+    table = run_kg("query", "pass-at-k", "-p", "k=2", "--store", loaded, env={"COLUMNS": "400"}).stdout
+    lines = table.splitlines()
+    assert lines[0] == "k: 2"  # one value for every row: said once, above the table
+    header = lines[1].split()
+    assert "pass_at_1" in header and "excluded" in header
+    assert not {"passed_at_1", "cases_at_1", "pass_at_1_low", "excluded_grader"} & set(header)
+    # one row's cell, rebuilt from its JSON numbers by hand: passed/cases percent [low–high]
+    row = next(r for r in rows if r["system"].endswith("/cubby@1.5.0-rc1") and r["grader_kind"] == "model"
+               and r["replay_set"].endswith("/cubby-regression"))
+    cell = (f"{row['passed_at_1']}/{row['cases_at_1']} {row['pass_at_1'] * 100:.1f}% "
+            f"[{row['pass_at_1_low'] * 100:.1f}–{row['pass_at_1_high'] * 100:.1f}]")
+    assert cell == "16/16 100.0% [80.6–100.0]" and cell in table
+    assert "grader 1" in table  # its one grader-failed trial, folded into `excluded`
+    # CSV carries every digit JSON does
+    csv_rows = list(csv.DictReader(io.StringIO(run_kg("query", "pass-at-k", "-p", "k=2", "--format", "csv",
+                                                       "--store", loaded).stdout)))
+    assert [float(r["pass_at_1_low"]) for r in csv_rows] == [r["pass_at_1_low"] for r in rows]
+
+
+def test_columns_chooses_and_a_narrow_terminal_names_what_it_left_out(loaded):
+    chosen = run_kg("query", "pass-at-k", "--columns", "grader_kind,pass_at_1", "--format", "csv", "--store", loaded)
+    assert chosen.stdout.splitlines()[0] == "grader_kind,pass_at_1"
+    wrong = run_kg("query", "pass-at-k", "--columns", "pass_at_l", "--store", loaded)  # a typo of pass_at_1
+    assert wrong.returncode == 2 and "did you mean" in wrong.stderr and "pass_at_1 or" in wrong.stderr
+    narrow = run_kg("query", "pass-at-k", "--store", loaded, env={"COLUMNS": "120"}).stdout
+    assert all(len(line) <= 120 for line in narrow.splitlines()[:-1])
+    assert "not shown to fit the terminal:" in narrow and "pass_at_1" in narrow.splitlines()[1]
 
 
 def test_help_teaches_by_example():
@@ -292,3 +326,11 @@ def test_compare_gates_on_new_wrong_answers_and_the_interval(loaded):
     assert missing.returncode == 4 and "oracle: no verdicts of this grader kind" in missing.stderr
     unknown = run_kg("compare", "cubby@9", "cubby@1.5.0-rc1", "--store", loaded)
     assert unknown.returncode == 2 and "no system 'cubby@9' is loaded" in unknown.stderr
+
+
+def test_the_readme_shows_the_table_as_it_prints(loaded):
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    block = readme.split("$ kg query pass-at-k -p k=2\n", 1)[1].split("```", 1)[0]
+    printed = run_kg("query", "pass-at-k", "-p", "k=2", "--store", loaded, env={"COLUMNS": "120"}).stdout
+    lines = [line for line in block.splitlines() if line != "…"]
+    assert len(lines) == 8 and all(line in printed.splitlines() for line in lines), printed
