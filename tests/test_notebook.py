@@ -27,3 +27,31 @@ def test_explore_notebook_runs_in_a_real_kernel_on_the_projects_store(tmp_path, 
     assert any("image/png" in o.get("data", {}) for o in outputs), "the chart was drawn"
     assert (tmp_path / ".kg" / "store").is_dir(), "the notebook used the project's store"
     assert not (tmp_path / "notebooks" / ".kg").exists(), "no second store beside the notebook"
+
+
+def test_compare_notebook_draws_two_systems_per_grader_kind_with_the_clis_numbers(tmp_path, monkeypatch):
+    import ast
+    import json
+
+    from tests.conftest import run_kg
+    for name in ("KG_STORE", "KG_ENDPOINT", "KG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    shutil.copy(ROOT / "kg.toml", tmp_path / "kg.toml")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "examples").symlink_to(EXAMPLES)
+    notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb", as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path / "notebooks")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert sum("image/png" in o.get("data", {}) for o in outputs) == 1, "one figure, a panel per grader kind"
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "not drawn:" in printed and "refused: on 1 paired case(s)" in printed  # said, not drawn as 0
+    summary = ast.literal_eval(outputs[-1]["data"]["text/plain"])
+    # the same rows `kg compare` prints for the two systems, on the store the notebook filled
+    cli = run_kg("compare", "cubby@1.4.0", "cubby@1.5.0-rc1", "--format", "json", "--store", tmp_path / ".kg" / "store")
+    expected = [(r["replay_set"].rsplit("/", 1)[-1], r["grader_kind"], r["status"], r["regressed"], r["improved"])
+                for r in json.loads(cli.stdout)]
+    assert [(r["replay_set_id"], r["grader_kind"], r["status"], r["regressed"], r["improved"]) for r in summary] \
+        == expected and len(expected) == 6
+    assert {r["grader_kind"] for r in summary} == {"human", "mechanical", "model"}
