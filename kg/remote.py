@@ -29,11 +29,12 @@ from datetime import datetime, timezone
 import pyoxigraph as ox
 
 from . import layers
-from .catalogue import literal_value
+from .catalogue import IRI, literal_value
 from .errors import StoreUnavailable
 from .store import SPARQL_PREFIXES, CatalogueStore, SourceRecord, _delete_record, bind_values
 from .terms import CATALOGUE_GRAPH, KG
 
+AUTH_SCHEMES = ("basic", "digest")
 CHUNK = 1 << 20  # bytes per chunk of a streamed upload
 _UNION_CHECKED: set[str] = set()  # query URLs whose default graph was seen to be the union of all graphs
 
@@ -53,6 +54,7 @@ class Endpoint:
     timeout: float = 120.0
     retries: int = 3
     max_rows: int | None = None  # the server's cap on result rows, when it has one (Virtuoso: 10000)
+    auth: str = "basic"  # how user and password are sent: basic, or digest (Virtuoso's /sparql-auth)
     union_default_graph: bool = True
 
     @classmethod
@@ -72,17 +74,43 @@ class Endpoint:
 
         def pick(key, default=None):
             return env.get(f"KG_ENDPOINT_{key.upper()}") or config.get(key) or default
+        auth = str(pick("auth", "basic")).lower()
+        if auth not in AUTH_SCHEMES:
+            raise RemoteError(f"KG_ENDPOINT_AUTH is {auth!r}; it takes one of {', '.join(AUTH_SCHEMES)}")
         return cls(query=pick("query", f"{base}/query"), update=pick("update", f"{base}/update"),
                    gsp=pick("gsp", f"{base}/store"), user=pick("user"), password=pick("password"),
                    token=pick("token"), timeout=float(pick("timeout", 120)), retries=int(pick("retries", 3)),
-                   max_rows=int(pick("max_rows")) if pick("max_rows") else None)
+                   max_rows=int(pick("max_rows")) if pick("max_rows") else None, auth=auth)
+
+    @property
+    def digest(self) -> bool:
+        return self.auth == "digest" and bool(self.user) and not self.token
 
     def authorization(self) -> str | None:
+        """The Authorization header sent with every request; None for Digest, which answers the
+        server's challenge instead (SPARQLWrapper and urllib's own Digest support)."""
         if self.token:
             return f"Bearer {self.token}"
-        if self.user:
+        if self.user and not self.digest:
             return "Basic " + base64.b64encode(f"{self.user}:{self.password or ''}".encode()).decode()
         return None
+
+
+def _body(err: Exception) -> str:
+    """The start of an HTTP error's body (a server's own words: "The server is read-only"), or ""."""
+    try:
+        return err.read(2000).decode("utf-8", "replace") if isinstance(err, urllib.error.HTTPError) else ""
+    except (OSError, ValueError):
+        return ""
+
+
+def _challenge(err: Exception) -> str:
+    """The scheme a 401 asks for (its WWW-Authenticate header), lower case, or ""."""
+    for candidate in (err, getattr(err, "__cause__", None), getattr(err, "__context__", None)):
+        headers = getattr(candidate, "headers", None) or getattr(candidate, "hdrs", None)
+        if headers is not None and headers.get("WWW-Authenticate"):
+            return headers.get("WWW-Authenticate").strip().lower()
+    return ""
 
 
 def _explain(endpoint: str, err: Exception) -> str:
@@ -92,9 +120,19 @@ def _explain(endpoint: str, err: Exception) -> str:
     name = type(err).__name__
     text = " ".join(str(err).split())[:400] or name
     if status == 401 or name == "Unauthorized":
-        return f"{endpoint}: HTTP 401, authentication refused — check KG_ENDPOINT_USER/PASSWORD or KG_ENDPOINT_TOKEN"
+        challenge = _challenge(err)
+        if challenge.startswith("digest"):
+            return (f"{endpoint}: HTTP 401, authentication refused — the server asks for Digest authentication: "
+                    f"set KG_ENDPOINT_AUTH=digest (with KG_ENDPOINT_USER/PASSWORD), or check the credentials if it is set")
+        return (f"{endpoint}: HTTP 401, authentication refused — check KG_ENDPOINT_USER/PASSWORD or KG_ENDPOINT_TOKEN; "
+                f"a server that takes Digest authentication (Virtuoso's /sparql-auth) also needs KG_ENDPOINT_AUTH=digest")
     if status == 403:
-        return f"{endpoint}: HTTP 403, not allowed — the credentials lack the right to do this"
+        body = _body(err)
+        if "read-only" in body.lower() or "read only" in body.lower():
+            return (f"{endpoint}: HTTP 403, the server is read-only ({body.strip()[:120]!r}) — kg serve and "
+                    f"oxigraph serve-read-only only answer queries; load into a writable endpoint or the embedded store")
+        return (f"{endpoint}: HTTP 403, not allowed — the server refuses this request: it may be read-only, "
+                f"or the credentials lack the right to do this")
     if status == 404 or name == "EndPointNotFound":
         return f"{endpoint}: HTTP 404, no SPARQL service here — check the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY/UPDATE/GSP)"
     if status == 400 or name == "QueryBadFormed":
@@ -165,6 +203,10 @@ class RemoteStore(CatalogueStore):
         auth = self.endpoint.authorization()
         if auth:
             wrapper.addCustomHttpHeader("Authorization", auth)
+        elif self.endpoint.digest:
+            from SPARQLWrapper import DIGEST
+            wrapper.setHTTPAuth(DIGEST)
+            wrapper.setCredentials(self.endpoint.user, self.endpoint.password or "")
         wrapper.setQuery(text)
         # SPARQLWrapper guesses the form from the text, and a comment ("#+ description: …") fools it
         wrapper.queryType = "INSERT" if update else form  # any update form routes to the update URL
@@ -281,9 +323,13 @@ class RemoteStore(CatalogueStore):
         url = f"{self.endpoint.gsp}?{urllib.parse.urlencode({'graph': graph})}"
         data = ntriples.encode("utf-8")
 
+        class Chunks:
+            """The body in chunks, readable again: Digest sends it a second time, after the challenge."""
+            def __iter__(self):
+                return (data[start:start + CHUNK] for start in range(0, len(data), CHUNK))
+
         def chunks():
-            for start in range(0, len(data), CHUNK):
-                yield data[start:start + CHUNK]
+            return Chunks()
 
         def send():
             # Content-Length, never chunked transfer: Virtuoso 7.2 answers 201 to a chunked PUT and stores nothing
@@ -293,7 +339,12 @@ class RemoteStore(CatalogueStore):
             auth = self.endpoint.authorization()
             if auth:
                 request.add_header("Authorization", auth)
-            with urllib.request.urlopen(request, timeout=self.endpoint.timeout) as response:
+            opener = urllib.request.build_opener()
+            if self.endpoint.digest:
+                passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
+                passwords.add_password(None, self.endpoint.gsp, self.endpoint.user, self.endpoint.password or "")
+                opener = urllib.request.build_opener(urllib.request.HTTPDigestAuthHandler(passwords))
+            with opener.open(request, timeout=self.endpoint.timeout) as response:
                 response.read()
         self._with_retries(f"storing the graph <{graph}>", self.endpoint.gsp, lambda: self._within_deadline(send))
         if data and not self._sparql(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}", form="ASK")["boolean"]:
@@ -362,7 +413,7 @@ def _value(binding: dict | None):
         return None
     kind, value = binding["type"], binding["value"]
     if kind == "uri":
-        return value
+        return IRI(value)
     if kind == "bnode":
         return f"_:{value}"
     return literal_value(value, binding.get("datatype"))

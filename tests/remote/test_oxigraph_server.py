@@ -162,7 +162,8 @@ def test_kg_serve_exposes_the_embedded_store_read_only(tmp_path):
         assert served.returncode == 0, served.stderr
         assert json.loads(served.stdout) == json.loads(local.stdout) and len(json.loads(local.stdout)) == 1
         refused = run_kg("load", "--endpoint", url, EXAMPLES / "cubby-regression.replayset.json")
-        assert refused.returncode == 1  # read-only: the write is refused, and said so
+        # read-only: the write is refused, and the message says so in those words (the server's 403)
+        assert refused.returncode == 1 and "HTTP 403, the server is read-only" in refused.stderr, refused.stderr
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -323,3 +323,34 @@ def test_basic_auth_on_the_authenticated_endpoint_is_refused_clearly(capped):
            "KG_ENDPOINT_USER": "dba", "KG_ENDPOINT_PASSWORD": virtuoso.DBA_PASSWORD, "KG_ENDPOINT_RETRIES": "1"}
     done = run_kg("query", "cases", env=env)
     assert done.returncode == 1 and "HTTP 401" in done.stderr and "/sparql-auth" in done.stderr
+    assert "KG_ENDPOINT_AUTH=digest" in done.stderr  # the message names the fix
+
+
+def test_digest_auth_reaches_the_authenticated_endpoint_for_queries_and_uploads(capped, tmp_path):
+    """KG_ENDPOINT_AUTH=digest answers /sparql-auth's challenge (SPARQLWrapper's Digest support for
+    queries and updates, urllib's for the Graph Store PUT, whose streamed body is sent again)."""
+    server, _ = capped
+    env = {"KG_ENDPOINT": server.url, "KG_ENDPOINT_QUERY": f"{server.url}/sparql-auth",
+           "KG_ENDPOINT_UPDATE": f"{server.url}/sparql-auth", "KG_ENDPOINT_GSP": f"{server.url}/sparql-graph-crud-auth",
+           "KG_ENDPOINT_USER": "dba", "KG_ENDPOINT_PASSWORD": virtuoso.DBA_PASSWORD, "KG_ENDPOINT_RETRIES": "1",
+           "KG_ENDPOINT_AUTH": "digest"}
+    count = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
+    plain = run_kg("sparql", count, "--format", "json", env=server.environment())
+    over_digest = run_kg("sparql", count, "--format", "json", env=env)
+    assert over_digest.returncode == 0, over_digest.stderr
+    assert json.loads(over_digest.stdout) == json.loads(plain.stdout) and json.loads(plain.stdout)
+    # an upload (PUT, then the catalogue update) over Digest, seen afterwards through the plain endpoint
+    extra = tmp_path / "digest.earl.ttl"
+    extra.write_text("@prefix earl: <http://www.w3.org/ns/earl#> .\n"
+                     "<urn:kg-test:digest-a> a earl:Assertion ; earl:subject <urn:kg-test:sys> ; "
+                     "earl:test <urn:kg-test:case> ; earl:assertedBy <urn:kg-test:g> ; "
+                     "earl:result [ a earl:TestResult ; earl:outcome earl:passed ] .\n")
+    loaded = run_kg("load", extra, env=env)
+    assert loaded.returncode == 0 and "loaded" in loaded.stdout, loaded.stderr
+    seen = run_kg("sparql", "SELECT ?a WHERE { ?a a <http://www.w3.org/ns/earl#Assertion> "
+                  "FILTER(?a = <urn:kg-test:digest-a>) }", "--format", "json", env=server.environment())
+    assert json.loads(seen.stdout) == [{"a": "urn:kg-test:digest-a"}]
+    wrong = run_kg("query", "cases", env={**env, "KG_ENDPOINT_PASSWORD": "not-the-password"})
+    assert wrong.returncode == 1 and "HTTP 401" in wrong.stderr and "not-the-password" not in wrong.stderr
+    dropped = run_kg("drop", extra, env=env)  # the module's server is shared: leave it as it was
+    assert dropped.returncode == 0, dropped.stderr
