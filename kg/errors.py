@@ -37,10 +37,6 @@ class StoreBusy(Exception):
     """Another process holds the store."""
 
 
-class StoreInterrupted(StoreBusy):
-    """The store holds what a load cut short left; a writer clears it, a reader refuses to read it."""
-
-
 class StoreUnavailable(Exception):
     """The store could not be read or written (a remote engine down, refusing, or timing out)."""
 

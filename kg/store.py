@@ -13,7 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
-from .errors import NoStore, StoreBusy, StoreInterrupted, StoreUnavailable, UsageError
+from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
@@ -279,13 +279,20 @@ class Store(CatalogueStore):
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = resolve_store_path(path)
         self._bulk_loaded = 0  # triples bulk-loaded by this process, not yet counted in the catalogue
+        # what a reader reads when the store holds graphs no record names (a load in progress, or one
+        # cut short): the recorded graphs only, i.e. the state before that load; None: every graph
+        self._dataset: list[ox.NamedNode] | None = None
         if self.path == ":memory:":
             self.ox = ox.Store()
         else:
-            if Path(self.path).exists() and not Path(self.path).is_dir():
+            try:
+                there, folder = Path(self.path).exists(), Path(self.path).is_dir()
+            except OSError as err:  # a folder on the way this user may not enter
+                raise StoreUnavailable(_cannot_open(self.path, err)) from None
+            if there and not folder:
                 raise StoreUnavailable(f"{self.path} is a file, not a store: a store is a folder; give the "
                                        f"folder kg load made (e.g. --store .kg/store) or a new folder's path")
-            if read_only and not Path(self.path).exists():  # reading never creates a store
+            if read_only and not there:  # reading never creates a store
                 raise NoStore(f"there is no store at {self.path}: load something first (kg load PATH), "
                               f"or give the path of an existing store")
             try:
@@ -302,22 +309,45 @@ class Store(CatalogueStore):
             except RuntimeError as err:  # RocksDB's "Corruption: …"
                 raise StoreUnavailable(_cannot_open(self.path, err)) from None
         if read_only:
-            self._refuse_unrecorded()
             if self.path != ":memory:" and self._layers_stale():
                 self._rebuild_layers_as_writer()
+            self._read_recorded_only()
         else:
             self._drop_unrecorded()
             self.ensure_layers()
 
     def _rebuild_layers_as_writer(self) -> None:
-        """A reader that finds the layers out of date opens the store for writing once to rebuild them."""
-        del self.ox
-        gc.collect()  # Oxigraph releases the store's lock when the object goes
-        try:
-            writer = Store(self.path)
-        except StoreBusy:
-            raise StoreBusy(f"the store {self.path} was written by another version of kg and its derived layers "
-                            f"must be rebuilt, but another kg process holds it; try again when it has finished") from None
+        """A reader that finds the layers out of date opens the store for writing once to rebuild them.
+
+        When another kg holds the store and the layers are of this kg's rules, that kg is deriving
+        them (a bulk load in progress): the reader waits for it (KG_WAIT seconds, 600 by default),
+        saying so, rather than read verdicts half derived."""
+        deadline = time.monotonic() + float(os.environ.get("KG_WAIT", "600"))
+        said = False
+        while True:
+            in_progress = self.setting("layerVersion") == layers.version()
+            del self.ox
+            gc.collect()  # Oxigraph releases the store's lock when the object goes
+            try:
+                writer = Store(self.path)
+                break
+            except StoreBusy:
+                if not in_progress:
+                    raise StoreBusy(f"the store {self.path} was written by another version of kg and its derived "
+                                    f"layers must be rebuilt, but another kg process holds it; try again when it "
+                                    f"has finished") from None
+                if time.monotonic() > deadline:
+                    raise StoreBusy(f"the store {self.path} is being loaded by another kg process, which is deriving "
+                                    f"its verdicts; it did not finish within KG_WAIT "
+                                    f"({os.environ.get('KG_WAIT', '600')} s): try again later") from None
+                if not said:
+                    sys.stderr.write(f"kg: another kg process is loading {self.path} and deriving its verdicts; "
+                                     f"waiting for it to finish (up to KG_WAIT seconds)\n")
+                    said = True
+                time.sleep(1)
+                self.ox = ox.Store.read_only(self.path)
+                if not self._layers_stale():
+                    return  # the load finished: its state is whole
         del writer
         gc.collect()
         self.ox = ox.Store.read_only(self.path)
@@ -328,17 +358,25 @@ class Store(CatalogueStore):
 
     def select(self, query: str, **bindings) -> list[tuple]:
         """Rows of a SELECT as tuples of pyoxigraph terms (None when unbound); bindings are RDF terms."""
-        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings))
+        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings), **self._graphs(union=False))
         names = [v.value for v in result.variables]
         return [tuple(row[n] for n in names) for row in result]
 
     def ask(self, query: str, **bindings) -> bool:
-        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings)))
+        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings), **self._graphs(union=False)))
+
+    def _graphs(self, union: bool) -> dict:
+        """The dataset a query reads: every graph, or, for a reader of a store with a load in
+        progress, the graphs the catalogue records (kg's own graphs among them)."""
+        if self._dataset is None:
+            return {"use_default_graph_as_union": union}
+        return {"default_graph": self._dataset, "named_graphs": self._dataset} if union \
+            else {"named_graphs": self._dataset}
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
         """A catalogue or ad-hoc SELECT over the union of all graphs: (variables, rows of Python values)."""
         from .catalogue import term_value
-        result = self.ox.query(text, use_default_graph_as_union=True)
+        result = self.ox.query(text, **self._graphs(union=True))
         names = [v.value for v in result.variables]
         return names, [tuple(term_value(row[n]) for n in names) for row in result]
 
@@ -363,7 +401,7 @@ class Store(CatalogueStore):
             if record.triples >= BULK_TRIPLES:
                 # bulk_load is not atomic: the graph goes in first, its record after, so a load cut
                 # short leaves a graph no record names, which the next writer drops (_drop_unrecorded)
-                # and a reader refuses to read (_refuse_unrecorded)
+                # and a reader leaves out (_read_recorded_only)
                 # likewise its verdicts: marked, derived a chunk per transaction, and the record last;
                 # a load cut short leaves marks, which make the next writer rebuild the layers
                 self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
@@ -455,12 +493,18 @@ class Store(CatalogueStore):
         for g in self._unrecorded():
             self.ox.remove_graph(g)
 
-    def _refuse_unrecorded(self) -> None:
+    def _read_recorded_only(self) -> None:
+        """A reader of a store holding graphs no record names — a load in progress, or one cut short —
+        reads the state before that load: the graphs the catalogue records (a replaced source's old
+        graph, the verdicts made of it), never the new one half in place."""
         partial = self._unrecorded()
-        if partial:
-            raise StoreInterrupted(
-                f"the store {self.path} holds {len(partial)} graph(s) of a load that did not finish "
-                f"(first: {partial[0].value}); run `kg load` on your files again: it clears them first")
+        if not partial:
+            return
+        left_out = set(partial)
+        self._dataset = [g for g in self.ox.named_graphs() if isinstance(g, ox.NamedNode) and g not in left_out]
+        sys.stderr.write(f"kg: {self.path} holds {len(partial)} graph(s) of a load in progress or cut short "
+                         f"(first: {partial[0].value}); reading the sources as the catalogue records them, "
+                         f"as they were before that load (a cut-short load is cleared by the next `kg load`)\n")
 
 
 def _cannot_open(path: str, err: Exception) -> str:
