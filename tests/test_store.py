@@ -6,6 +6,7 @@ import sys
 import shutil
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -322,3 +323,41 @@ def test_a_store_this_user_cannot_write_is_a_clear_error(a_store):
     assert "give this user write permission on the folder, or use another --store" in done.stderr
     assert sorted(p.name for p in a_store.iterdir()) == before
     assert run_kg("stats", "--store", a_store).returncode == 0  # reading it still works
+
+
+def test_a_reader_waits_for_verdicts_being_derived_in_bulk_and_then_reads_the_whole_state(tmp_path):
+    """A bulk load derives its verdicts in several transactions (scratch graphs in between): a reader
+    then waits for the loading kg (saying so) instead of reading half-derived verdicts or failing."""
+    path = tmp_path / "store"
+    assert run_kg("load", "--store", path, EXAMPLES).returncode == 0
+    query = ["query", "pass-at-k", "-p", "k=2", "--format", "json", "--store", path]
+    before = run_kg(*query)
+    graph = (EXAMPLES / "cubby-routing.earl.jsonl").resolve().as_uri()
+    script = textwrap.dedent(f"""
+        import sys
+        from kg import layers
+        from kg.store import Store
+        s = Store({str(path)!r})
+        s.ox.update(layers.flag([{graph!r}]))  # a write between its steps: the scratch graphs hold marks
+        s.ox.flush()
+        print("marked", flush=True)
+        sys.stdin.readline()
+        s.ox.update(layers.finish())
+        s.ox.flush()
+    """)
+    writer = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "marked"
+        gave_up = run_kg(*query, env={"KG_WAIT": "1"})
+        assert gave_up.returncode == 1 and "did not finish within KG_WAIT" in gave_up.stderr, gave_up.stderr
+        reader = subprocess.Popen([sys.executable, "-m", "kg", *map(str, query)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        assert reader.poll() is None  # still waiting for the writer
+        writer.communicate("done\n", timeout=60)
+        out, err = reader.communicate(timeout=120)
+        assert reader.returncode == 0 and "waiting for it to finish" in err, err
+        assert json.loads(out) == json.loads(before.stdout)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
