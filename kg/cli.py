@@ -15,7 +15,7 @@ import textwrap
 
 from . import catalogue, ingest, output
 from . import report as report_module
-from .errors import StoreBusy, UsageError
+from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
 from .store import Store, Where, locate
 from .terms import PREFIXES
@@ -732,7 +732,7 @@ def main():
     except click.ClickException as err:
         err.show()
         sys.exit(EXIT_REJECTED)
-    except (catalogue.CatalogueError, LayerError) as err:  # a query or layer file (perhaps the user's) is wrong
+    except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback

@@ -43,3 +43,7 @@ class StoreUnavailable(Exception):
 
 class NoStore(StoreUnavailable):
     """A command that only reads found no store where it looked; it never creates one."""
+
+
+class OutputUnwritable(Exception):
+    """A report or snapshot could not be written (a full or read-only disk); nothing was published."""

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator
 from . import paths, validation
 from .errors import Problem, Rejected, StoreUnavailable, UsageError
 from .loading import Context, LoaderSpec, Source, registry
-from .store import SourceRecord, Store
+from .store import SourceRecord, Store, cannot_write, disk_full
 from .terms import DEFAULT_BASE
 
 
@@ -169,12 +169,24 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
     check_base(base)
     if write:
         store.check_minting_base(base)  # refused before any work; recorded with the first file written
-        ensure_vocabularies(store)
+        try:
+            ensure_vocabularies(store)
+        except OSError as err:
+            raise StoreUnavailable(cannot_write(store.path, err)) from None
     outcomes = list(refused)
     for path, spec in (progress(files) if progress else files):
         outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate))
     if write:
-        store.flush()
+        try:
+            store.flush()
+        except OSError as err:
+            # the files above are committed (in the engine's log, replayed when the store next opens);
+            # only moving them into its tables failed: said beside them, not instead of them
+            why = "the disk under it is full" if disk_full(err) else "the engine refused"
+            outcomes.append(Outcome(str(store.path), None, "failed", problems=[Problem(
+                str(store.path), "", f"the store could not write its tables to disk: {why} "
+                f"({' '.join(str(err).split())}); the files listed as loaded are committed to its log",
+                "free space on that disk; the store replays its log when it next opens (`kg stats` shows the files)")]))
     return outcomes
 
 
@@ -241,6 +253,9 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
                               loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
                               pins=sorted(set(projection.pins)), warnings=results, validated=validate)
-        store.fix_minting_base(base)
-        store.replace_source(record, text)
+        try:
+            store.fix_minting_base(base)
+            store.replace_source(record, text)
+        except OSError as err:  # the engine's I/O: a full or read-only disk under the store
+            raise StoreUnavailable(cannot_write(store.path, err)) from None
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)

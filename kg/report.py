@@ -8,6 +8,7 @@ swapped in with one atomic rename of a symlink, under a lock, so a cron job and 
 `kg report` at once never see or leave half a site."""
 from __future__ import annotations
 
+import errno
 import fcntl
 import functools
 import hashlib
@@ -27,7 +28,7 @@ from markupsafe import Markup, escape
 
 from . import catalogue, paths
 from .cache import AnswerCache
-from .errors import UsageError
+from .errors import OutputUnwritable, UsageError
 from .output import shorten
 from .terms import PREFIXES
 
@@ -369,10 +370,16 @@ def publish(out: Path, build, protected: dict[str, Path] | None = None) -> Path:
         check_out(out, protected)  # again under the lock: another run may have changed it meanwhile
         stamp = f"{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
         fresh = out.parent / f".{out.name}.{stamp}"
-        fresh.mkdir(parents=True)
-        (fresh / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         try:
+            fresh.mkdir(parents=True)
+            (fresh / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
             build(fresh)
+        except OSError as err:  # a full or read-only disk: say so, publish nothing, leave nothing half made
+            shutil.rmtree(fresh, ignore_errors=True)
+            full = "the disk is full" if getattr(err, "errno", None) == errno.ENOSPC else "the disk refused"
+            raise OutputUnwritable(f"cannot write the report into {out.parent}: {full} ({err.strerror or err}); "
+                                   f"nothing was published and the previous report, if any, is as it was — "
+                                   f"free space there, or give another --out") from None
         except BaseException:
             shutil.rmtree(fresh, ignore_errors=True)
             raise
@@ -414,8 +421,13 @@ def write_snapshot(history: Path, snapshot: dict) -> Path:
     stamp = snapshot["taken_at"].replace(":", "").replace("+0000", "Z").replace("+00:00", "Z")
     path = history / f"coverage-{stamp}-{os.getpid()}.json"
     tmp = history / f".{path.name}.tmp"
-    tmp.write_text(json.dumps(snapshot, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(snapshot, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as err:  # a full disk: no snapshot cut short is left for the trend to trip on
+        tmp.unlink(missing_ok=True)
+        raise OutputUnwritable(f"cannot write the coverage snapshot into {history}: {err.strerror or err}; "
+                               f"nothing was written — free space there, or give another --history") from None
     return path
 
 

@@ -2,6 +2,7 @@
 and a catalogue graph that says what each graph came from."""
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -507,9 +508,27 @@ class Store(CatalogueStore):
                          f"as they were before that load (a cut-short load is cleared by the next `kg load`)\n")
 
 
+def disk_full(err: Exception) -> bool:
+    return getattr(err, "errno", None) == errno.ENOSPC or "No space left on device" in str(err)
+
+
+def cannot_write(path: str, err: Exception) -> str:
+    """Why a write to the store failed, for a user: a full disk, a read-only one, or the engine's words."""
+    text = " ".join(str(err).split())
+    if disk_full(err):
+        return (f"the disk under the store {path} is full ({text}): the write was not made and the store is as "
+                f"it was; free space on that disk (or use another --store), then load again")
+    if getattr(err, "errno", None) == errno.EROFS or "Read-only file system" in text:
+        return f"the store {path} is on a read-only file system ({text}); use another --store"
+    return f"the store {path} refused the write ({text}); the store is as it was before this file"
+
+
 def _cannot_open(path: str, err: Exception) -> str:
     """What is wrong with a store folder Oxigraph would not open, and what to do about it."""
     text = " ".join(str(err).split())
+    if disk_full(err):  # opening writes (a log, a compaction): a full disk is not a damaged store
+        return (f"the store {path} cannot be opened: the disk under it is full ({text}); the store is not "
+                f"damaged — free space on that disk, then run again")
     if "Permission denied" in text:
         return (f"the store {path} cannot be opened for writing: permission denied ({text}); give this user "
                 f"write permission on the folder, or use another --store")

@@ -12,7 +12,7 @@ import pytest
 from kg import ingest
 from kg.store import Store
 
-from .conftest import TESTS, run_kg
+from .conftest import EXAMPLES, TESTS, run_kg
 
 BASE = TESTS / "bad" / "_base"
 
@@ -111,3 +111,36 @@ def test_the_cli_names_what_it_could_not_load(tree, tmp_path):
     assert "gone.earl.jsonl: a symbolic link to nowhere.earl.jsonl" in done.stderr
     assert "also-results: a link to" in done.stderr
     assert "load: 4 loaded, 2 skipped, 2 rejected" in done.stderr
+
+
+def test_a_full_disk_under_the_store_fails_the_files_it_stops_says_why_and_a_rerun_completes(tmp_path):
+    """A real full disk: a small tmpfs (root only, as CI runs), filled until a load cannot finish."""
+    import json
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
+    try:
+        store = disk / "store"
+        assert run_kg("load", "--store", store, EXAMPLES / "cubby.ttl",
+                      EXAMPLES / "cubby-routing.replayset.json").returncode == 0
+        free = os.statvfs(disk)
+        filler = disk / "filler"
+        filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 4_000_000))  # about 4 MB left
+        full = run_kg("load", "--store", store, EXAMPLES)
+        assert full.returncode == 1 and "Traceback" not in full.stderr, full.stderr
+        assert "the disk under the store" in full.stderr and "is full" in full.stderr
+        assert "failed" in full.stderr.splitlines()[-1]  # the summary line counts the failed files
+        assert "loaded    " in full.stdout  # and names what did load before the disk filled
+        filler.unlink()
+        again = run_kg("load", "--store", store, EXAMPLES)
+        assert again.returncode == 0, again.stderr
+        clean = tmp_path / "clean"
+        assert run_kg("load", "--store", clean, EXAMPLES).returncode == 0
+        query = ["query", "pass-at-k", "-p", "k=2", "--format", "json", "--store"]
+        assert json.loads(run_kg(*query, store).stdout) == json.loads(run_kg(*query, clean).stdout)
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)

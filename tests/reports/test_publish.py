@@ -159,3 +159,36 @@ def test_history_files_kg_did_not_write_are_skipped_with_a_warning(store, tmp_pa
     assert len(list(history.glob("coverage-*.json"))) == 4  # the three above and this run's snapshot
     page = (tmp_path / "cov" / "coverage.html").read_text()
     assert "<h2>Trend</h2>" in page  # the old snapshot and this run's: two points
+
+
+def test_a_full_disk_under_the_report_publishes_nothing_and_leaves_no_partial_build(store, tmp_path):
+    """A real full disk: a 300 KB tmpfs (root only, as CI runs); a report needs more."""
+    import subprocess
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
+    try:
+        done = run_kg("report", "--store", store, "--out", disk / "site")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "the disk is full" in done.stderr and "nothing was published" in done.stderr
+        # only the lock file stays: no half-built folder, no link, no page
+        assert sorted(p.name for p in disk.iterdir()) == [".site.lock"]
+        # the coverage snapshot is small: the disk is filled to the last byte first
+        (disk / "history").mkdir()
+        filler = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(filler, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
+        history = run_kg("report", "coverage", "--store", store, "--out", tmp_path / "cov",
+                         "--history", disk / "history")
+        assert history.returncode == 1 and "Traceback" not in history.stderr, history.stderr
+        assert "cannot write the coverage snapshot" in history.stderr
+        assert list((disk / "history").iterdir()) == []  # no snapshot cut short for the trend to trip on
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
