@@ -209,9 +209,34 @@ def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, wr
     claiming it (status "failed"); loading it again later finishes the job."""
     try:
         return _load_one(store, path, spec, base=base, write=write, force=force, validate=validate)
+    except MemoryError as err:
+        if "buffer maximal size" not in str(err):
+            raise
+        # Oxigraph's parsers hold one term in at most 16 MiB: the file is refused, with the place
+        return Outcome(str(path), spec.kind if spec else None, "rejected", problems=[_term_too_long(path)])
     except StoreUnavailable as err:
         return Outcome(str(path), spec.kind if spec else None, "failed", problems=[Problem(
             str(path), "", f"could not be stored: {err}", "the catalogue does not list it; load it again")])
+
+
+TERM_LIMIT = 16 << 20  # bytes: the longest term (an IRI, a literal) Oxigraph's parsers take
+
+
+def _term_too_long(path: Path) -> Problem:
+    """Where a value too long for the store is: the first line of the file longer than the limit."""
+    place = ""
+    try:
+        with open(path, "rb") as f:
+            for number, line in enumerate(f, start=1):
+                if len(line) > TERM_LIMIT // 2:  # the value, escaped into N-Triples, may grow up to twice
+                    place = f"line {number} ({len(line) / 1e6:.1f} MB)"
+                    break
+    except OSError:
+        pass
+    return Problem(str(path), place, f"a value longer than kg stores in one term ({TERM_LIMIT >> 20} MiB, the "
+                                     f"RDF engine's limit on an IRI or a literal)",
+                   "shorten it (an info or reason text, say), or keep it in a file of its own and give its "
+                   "address instead")
 
 
 def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
@@ -244,6 +269,10 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
     except StoreUnavailable:
         raise
+    except MemoryError as err:
+        if "buffer maximal size" not in str(err):
+            raise
+        return Outcome(name, spec.kind, "rejected", problems=[_term_too_long(path)])
     except Exception as err:  # a loader bug must not take the other files down with it
         detail = traceback.format_exception_only(type(err), err)[-1].strip()
         return Outcome(name, spec.kind, "rejected", problems=[Problem(

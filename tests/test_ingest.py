@@ -144,3 +144,29 @@ def test_a_full_disk_under_the_store_fails_the_files_it_stops_says_why_and_a_rer
         assert json.loads(run_kg(*query, store).stdout) == json.loads(run_kg(*query, clean).stdout)
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+def test_a_value_longer_than_the_engine_takes_is_refused_with_its_line_and_the_store_unchanged(tmp_path):
+    """Oxigraph's parsers hold one term in at most 16 MiB: a 20 MB literal (Turtle) or a 50 MB line
+    (EARL JSON Lines) is refused with its place and a fix — not 'this is a bug in kg'."""
+    import json
+    row = json.loads((EXAMPLES / "cubby-routing.earl.jsonl").read_text().splitlines()[0])
+    row.update(id="long-1", info="x" * 50_000_000)
+    for key in ("criterionDigest", "situation"):
+        row.pop(key, None)
+    (tmp_path / "long.earl.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "long.ttl").write_text(
+        "@prefix earl: <http://www.w3.org/ns/earl#> .\n"
+        "<urn:a> a earl:Assertion ; earl:subject <urn:s> ; earl:test <urn:t> ; earl:assertedBy <urn:g> ;\n"
+        f' earl:result [ a earl:TestResult ; earl:outcome earl:passed ; earl:info "{"y" * 20_000_000}" ] .\n')
+    store = Store(":memory:")
+    ingest.load(store, [EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json"])
+    before = store.dump()
+    outcomes = {Path(o.path).name: o for o in ingest.load(store, [tmp_path / "long.earl.jsonl", tmp_path / "long.ttl"])}
+    for name, place in (("long.earl.jsonl", "line 1 (50.0 MB)"), ("long.ttl", "line 3 (20.0 MB)")):
+        outcome = outcomes[name]
+        assert outcome.status == "rejected", name
+        [problem] = outcome.problems
+        assert problem.place == place and "longer than kg stores in one term (16 MiB" in problem.message
+        assert "bug in kg" not in str(problem)
+    assert store.dump() == before
