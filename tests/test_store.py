@@ -361,3 +361,24 @@ def test_a_reader_waits_for_verdicts_being_derived_in_bulk_and_then_reads_the_wh
     finally:
         if writer.poll() is None:
             writer.kill()
+
+
+def test_a_second_writer_is_refused_and_changes_nothing(tmp_path):
+    path = tmp_path / "store"
+    assert run_kg("load", "--store", path, EXAMPLES / "cubby.ttl").returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys
+        from kg.store import Store
+        s = Store({str(path)!r})
+        print("holding", flush=True)
+        sys.stdin.readline()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        second = run_kg("load", "--store", path, EXAMPLES / "cubby-routing.replayset.json")
+        assert second.returncode == 1 and "Traceback" not in second.stderr
+        assert "is in use by another kg process; wait for it to finish, or use another --store" in second.stderr
+    finally:
+        holder.communicate("done\n", timeout=60)
+    sources = json.loads(run_kg("query", "sources", "--format", "json", "--store", path).stdout)
+    assert [s["kind"] for s in sources if s["kind"] != "vocabulary"] == ["ontology"]  # nothing else went in
