@@ -132,12 +132,14 @@ def import_options(fn):
                          help="A grader's (scorer's) kind: mechanical, model or human; repeatable."),
             click.option("--threshold", metavar="NAME=SCORE", multiple=True,
                          help="A numeric score at or above SCORE passes under grader NAME; repeatable. "
-                         "Without one a numeric score is kept but not counted.")]):
+                         "Without one a numeric score is kept but not counted."),
+            click.option("--test-base", metavar="IRI", help="W3C manifests: the IRI the suite's reports resolve "
+                         "the manifest's folder against (SHACL: urn:x-shacl-test:/).")]):
         fn = option(fn)
     return fn
 
 
-def _import_options(system=None, replay_set=None, grader_kind=(), threshold=()) -> dict:
+def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), test_base=None) -> dict:
     def pairs(values, flag, convert):
         out = {}
         for value in values:
@@ -160,7 +162,7 @@ def _import_options(system=None, replay_set=None, grader_kind=(), threshold=()) 
         if result != result or result in (float("inf"), float("-inf")):
             raise ValueError("the threshold is a finite number")
         return result
-    return {"system": system, "replay_set": replay_set,
+    return {"system": system, "replay_set": replay_set, "test_base": test_base,
             "grader_kind": pairs(grader_kind, "--grader-kind", kind),
             "threshold": pairs(threshold, "--threshold", number)}
 

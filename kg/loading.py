@@ -66,6 +66,7 @@ LOAD_OPTIONS = {
     "replay_set": "the replay set the file's cases belong to, where the file does not name it",
     "grader_kind": "a grader's kind by its name: {name: mechanical|model|human}",
     "threshold": "the score at or above which a numeric score passes, by grader name: {name: number}",
+    "test_base": "the IRI a test suite's runner resolved the loaded manifest's folder against",
 }
 
 
