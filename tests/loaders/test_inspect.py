@@ -94,3 +94,47 @@ def test_without_inspect_ai_the_error_names_the_extra(store, load, logs, monkeyp
     outcome = load(path)[path.name]
     assert outcome.status == "rejected"
     assert "inspect_ai" in outcome.problems[0].message and "kg[inspect]" in outcome.problems[0].fix
+
+
+@pytest.fixture(scope="module")
+def errors_log(tmp_path_factory):
+    folder, home = tmp_path_factory.mktemp("inspect-errors"), tmp_path_factory.mktemp("inspect-home")
+    done = subprocess.run([sys.executable, str(TASK.parent / "errors_task.py"), str(folder)], capture_output=True,
+                          text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(home)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    [path] = folder.glob("*.eval")
+    return path
+
+
+def by_grader(store, k=1):
+    rows = catalogue.run(catalogue.load()["pass-at-k"], store, {"k": k}).rows
+    return {r["grader"].rsplit("/", 1)[-1]: r for r in rows}
+
+
+COUNTS = ("trials", "eligible_trials", "excluded_environment", "excluded_grader", "excluded_unexplained")
+
+
+def test_sample_and_scorer_errors_are_counted_beside_never_against_the_agent(store, load, errors_log):
+    assert load(errors_log)[errors_log.name].status == "loaded"
+    rows = by_grader(store)
+    # e1's second epoch failed in the solver: the environment's, under every scorer
+    assert tuple(rows["match"][c] for c in COUNTS) == (6, 5, 1, 0, 0)
+    assert rows["match"]["grader_kind"] == "mechanical" and rows["match"]["pass_hat_k"] == 1
+    # the scorer `fragile` raised on e2 (both epochs): the grader's
+    assert tuple(rows["fragile"][c] for c in COUNTS) == (6, 3, 1, 2, 0)
+    assert rows["fragile"]["grader_kind"] == "undeclared"
+    # `length` scores numbers and no threshold is declared: kept, excluded, counted beside; no rate
+    assert tuple(rows["length"][c] for c in COUNTS) == (6, 0, 1, 0, 5)
+    assert rows["length"]["pass_at_1"] is None and rows["length"]["pass_hat_k"] is None
+
+
+def test_a_threshold_makes_numeric_scores_count(store, load, errors_log):
+    outcome = load(errors_log, options={"threshold": {"length": 0.5}, "grader_kind": {"length": "mechanical"}})
+    assert outcome[errors_log.name].status == "loaded"
+    row = by_grader(store)["length"]
+    assert tuple(row[c] for c in COUNTS) == (6, 5, 1, 0, 0)
+    assert (row["grader_kind"], row["pass_hat_k"]) == ("mechanical", 1)
+    outcome = load(errors_log, force=True, options={"threshold": {"length": 0.75}, "grader_kind": {"length": "mechanical"}})
+    assert outcome[errors_log.name].status == "loaded"
+    row = by_grader(store)["length"]  # 0.5 is below 0.75: every counted trial fails
+    assert (row["eligible_trials"], row["pass_hat_k"]) == (5, 0)
