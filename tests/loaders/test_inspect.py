@@ -138,3 +138,26 @@ def test_a_threshold_makes_numeric_scores_count(store, load, errors_log):
     assert outcome[errors_log.name].status == "loaded"
     row = by_grader(store)["length"]  # 0.5 is below 0.75: every counted trial fails
     assert (row["eligible_trials"], row["pass_hat_k"]) == (5, 0)
+
+
+def test_the_report_renders_imported_runs_suites_and_tau_bench(store, load, logs, tmp_path):
+    """kg report over Inspect logs, a tau-bench file and a W3C suite with a report: every page renders,
+    the results page names each run's scorers and the suite's reporting."""
+    from kg import report
+    from tests.loaders.test_taubench import write_results
+    from tests.loaders.test_w3c_manifest import write_suite
+    write_results(tmp_path / "gpt-4o-airline.json")
+    suite = write_suite(tmp_path / "tests")
+    (tmp_path / "impl-earl.ttl").write_text(
+        "@prefix earl: <http://www.w3.org/ns/earl#> .\n"
+        "[] a earl:Assertion ; earl:subject <https://impl.example/> ; earl:assertedBy <https://impl.example/dev> ;\n"
+        "   earl:test <urn:x-shacl-test:/core/node/and-001> ; earl:mode earl:automatic ;\n"
+        "   earl:result [ a earl:TestResult ; earl:outcome earl:passed ] .\n")
+    assert all(o.status == "loaded" for o in load(logs, tmp_path / "gpt-4o-airline.json").values())
+    assert load(suite, options={"test_base": "urn:x-shacl-test:/"})["manifest.ttl"].status == "loaded"
+    assert load(tmp_path / "impl-earl.ttl")["impl-earl.ttl"].status == "loaded"
+    out = tmp_path / "site"
+    report.publish(out, lambda folder: report.render_site(store, folder, {}, params={"k": 2}))
+    results = (out / "results.html").read_text()
+    for name in ("model_graded_qa", "tau-bench-reward", "Cases each system reported", "core/node/and-001"):
+        assert name in results, name
