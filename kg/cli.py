@@ -120,6 +120,53 @@ def _report(outcomes, verb: str) -> int:
     return EXIT_REJECTED if bad else EXIT_OK
 
 
+def import_options(fn):
+    """The facts another tool's files may not state (kg.loading.LOAD_OPTIONS), for the loaders that
+    read them (Inspect AI logs, tau-bench results)."""
+    for option in reversed([
+            click.option("--system", metavar="ID", help="The system under test, where a file does not name it "
+                         "(tau-bench: else from the file name)."),
+            click.option("--replay-set", metavar="ID", help="The replay set of a file's cases, where the file does "
+                         "not name it (tau-bench: else from the file name)."),
+            click.option("--grader-kind", metavar="NAME=KIND", multiple=True,
+                         help="A grader's (scorer's) kind: mechanical, model or human; repeatable."),
+            click.option("--threshold", metavar="NAME=SCORE", multiple=True,
+                         help="A numeric score at or above SCORE passes under grader NAME; repeatable. "
+                         "Without one a numeric score is kept but not counted."),
+            click.option("--test-base", metavar="IRI", help="W3C manifests: the IRI the suite's reports resolve "
+                         "the manifest's folder against (SHACL: urn:x-shacl-test:/).")]):
+        fn = option(fn)
+    return fn
+
+
+def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), test_base=None) -> dict:
+    def pairs(values, flag, convert):
+        out = {}
+        for value in values:
+            name, sep, right = value.partition("=")
+            if not sep or not name:
+                raise click.UsageError(f"{flag} takes NAME=VALUE, got {value!r}")
+            try:
+                out[name] = convert(right)
+            except ValueError as err:
+                raise click.UsageError(f"{flag} {value!r}: {err}") from None
+        return out
+
+    def kind(value):
+        if value not in ("mechanical", "model", "human"):
+            raise ValueError("the kind is one of mechanical, model, human")
+        return value
+
+    def number(value):
+        result = float(value)
+        if result != result or result in (float("inf"), float("-inf")):
+            raise ValueError("the threshold is a finite number")
+        return result
+    return {"system": system, "replay_set": replay_set, "test_base": test_base,
+            "grader_kind": pairs(grader_kind, "--grader-kind", kind),
+            "threshold": pairs(threshold, "--threshold", number)}
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--kind", help="Read every file as this kind instead of recognising it "
@@ -128,11 +175,13 @@ def _report(outcomes, verb: str) -> int:
               help="List the loaders' kinds and the file names each reads, and exit.")
 @click.option("--base", metavar="IRI", envvar="KG_BASE", help="Mint IRIs for plain ids under this base "
               "(fixed by the store's first load; env KG_BASE).")
-@click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged.")
+@click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged (or to reload "
+              "them with other --system, --replay-set, --grader-kind or --threshold).")
 @click.option("--no-validate", "skip_validation", is_flag=True,
               help="Skip the SHACL check (JSON Schema and reference checks still run); recorded in the catalogue.")
+@import_options
 @store_option
-def load(paths, kind, base, force, skip_validation, store_path):
+def load(paths, kind, base, force, skip_validation, store_path, **imported):
     """Load files or folders (recursively) into the store.
 
     Each file goes into its own named graph, with a catalogue record of its path, kind,
@@ -149,7 +198,7 @@ def load(paths, kind, base, force, skip_validation, store_path):
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
-                               progress=_progress)
+                               progress=_progress, options=_import_options(**imported))
     except UsageError as err:
         click.echo(f"kg load: {err}", err=True)
         sys.exit(EXIT_USAGE)
@@ -159,8 +208,9 @@ def load(paths, kind, base, force, skip_validation, store_path):
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--kind", help="Read every file as this kind instead of recognising it.")
+@import_options
 @store_option
-def validate(paths, kind, store_path):
+def validate(paths, kind, store_path, **imported):
     """Check files as `kg load` would, without writing anything.
 
     References (a gold file's replay set, a result's intent and situation) are checked
@@ -176,7 +226,7 @@ def validate(paths, kind, store_path):
         scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
     try:
         # force: a file already loaded unchanged is checked all the same, against the rules kg has now
-        outcomes = ingest.load(scratch, paths, kind=kind, force=True)
+        outcomes = ingest.load(scratch, paths, kind=kind, force=True, options=_import_options(**imported))
     except UsageError as err:
         click.echo(f"kg validate: {err}", err=True)
         sys.exit(EXIT_USAGE)

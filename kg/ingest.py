@@ -162,9 +162,17 @@ def ensure_vocabularies(store: Store) -> None:
 
 def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None, base: str | None = None,
          write: bool = True, force: bool = False, validate: bool = True,
-         progress: Callable[[Iterable], Iterable] | None = None) -> list[Outcome]:
-    """Loads (or, with write=False, only checks) every file; returns one outcome per file."""
+         progress: Callable[[Iterable], Iterable] | None = None, options: dict | None = None) -> list[Outcome]:
+    """Loads (or, with write=False, only checks) every file; returns one outcome per file.
+    `options` (kg load --system, --replay-set, --grader-kind, --threshold) are facts the files do not
+    state; an option that no loader of the files given reads is a usage error, never ignored."""
     files, refused = discover(targets, kind)
+    options = {k: v for k, v in (options or {}).items() if v not in (None, {}, (), [])}
+    unread = sorted(set(options) - {o for _, spec in files if spec for o in spec.options})
+    if unread:
+        readers = sorted(s.kind for s in registry().values() if set(s.options) & set(unread))
+        raise UsageError(f"no file given is read by a loader that takes {', '.join('--' + o.replace('_', '-') for o in unread)}"
+                         f" (loaders that do: {', '.join(readers) or 'none'})")
     base = base or store.minting_base() or DEFAULT_BASE
     check_base(base)
     if write:
@@ -175,7 +183,8 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
             raise StoreUnavailable(cannot_write(store.path, err)) from None
     outcomes = list(refused)
     for path, spec in (progress(files) if progress else files):
-        outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate))
+        outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
+                                 options=options))
     if write:
         try:
             store.flush()
@@ -204,11 +213,12 @@ def check_base(base: str) -> None:
 
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-             force: bool = False, validate: bool = True) -> Outcome:
+             force: bool = False, validate: bool = True, options: dict | None = None) -> Outcome:
     """One file, loaded whole or not at all. A store that cannot be reached fails the file without
     claiming it (status "failed"); loading it again later finishes the job."""
     try:
-        return _load_one(store, path, spec, base=base, write=write, force=force, validate=validate)
+        return _load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
+                         options=options)
     except MemoryError as err:
         if "buffer maximal size" not in str(err):
             raise
@@ -240,7 +250,7 @@ def _term_too_long(path: Path) -> Problem:
 
 
 def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-              force: bool = False, validate: bool = True) -> Outcome:
+              force: bool = False, validate: bool = True, options: dict | None = None) -> Outcome:
     name = str(path)
     if spec is None:
         kinds = ", ".join(sorted(registry()))
@@ -256,7 +266,7 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     sha = sha256_hex(data)
     if write and not force and store.source_sha256(source.uri) == sha:
         return Outcome(name, spec.kind, "unchanged")
-    ctx = Context(store, source, base)
+    ctx = Context(store, source, base, {k: v for k, v in (options or {}).items() if k in spec.options})
     try:
         projection = spec.read(source, ctx)
         ctx.raise_if_problems()

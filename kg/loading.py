@@ -37,7 +37,7 @@ class Projection:
 @dataclass(frozen=True)
 class LoaderSpec:
     kind: str
-    parse: str  # "json" | "jsonl" | "rdf"
+    parse: str  # "json" | "jsonl" | "rdf" | "bytes" (the loader reads source.data itself, e.g. a zip)
     patterns: tuple[str, ...]
     schema: str | None
     shapes: str | None
@@ -45,6 +45,7 @@ class LoaderSpec:
     sniff: Callable[[Path, Any], bool] | None
     read: Callable[["Source", "Context"], Projection]
     module: str
+    options: tuple[str, ...] = ()  # the load options it reads from ctx.options (kg load --system, ...)
 
     def matches_name(self, path: Path) -> bool:
         return any(fnmatch.fnmatch(path.name.lower(), pat) for pat in self.patterns)
@@ -59,14 +60,28 @@ class LoaderSpec:
 _REGISTRY: dict[str, LoaderSpec] = {}
 
 
-def loader(*, kind: str, parse: str, patterns=(), schema=None, shapes=None, order=50, sniff=None):
-    """Registers a loader function: `read(source, ctx) -> Projection`."""
-    if parse not in ("json", "jsonl", "rdf"):
-        raise ValueError(f"loader {kind}: parse must be json, jsonl or rdf")
+# The options `kg load` may hand a loader (ctx.options), for facts a file does not state itself.
+LOAD_OPTIONS = {
+    "system": "the system under test (earl:subject), where the file does not name it",
+    "replay_set": "the replay set the file's cases belong to, where the file does not name it",
+    "grader_kind": "a grader's kind by its name: {name: mechanical|model|human}",
+    "threshold": "the score at or above which a numeric score passes, by grader name: {name: number}",
+    "test_base": "the IRI a test suite's runner resolved the loaded manifest's folder against",
+}
+
+
+def loader(*, kind: str, parse: str, patterns=(), schema=None, shapes=None, order=50, sniff=None, options=()):
+    """Registers a loader function: `read(source, ctx) -> Projection`. `options` names the load
+    options (LOAD_OPTIONS) it reads; kg refuses an option no loader of the files given reads."""
+    if parse not in ("json", "jsonl", "rdf", "bytes"):
+        raise ValueError(f"loader {kind}: parse must be json, jsonl, rdf or bytes")
+    unknown = set(options) - set(LOAD_OPTIONS)
+    if unknown:
+        raise ValueError(f"loader {kind}: unknown load options {sorted(unknown)}; known: {sorted(LOAD_OPTIONS)}")
 
     def register(read):
         _REGISTRY[kind] = LoaderSpec(kind, parse, tuple(patterns), schema, shapes, order, sniff, read,
-                                     getattr(read, "__module__", "?"))
+                                     getattr(read, "__module__", "?"), tuple(options))
         return read
     return register
 
@@ -243,10 +258,11 @@ def _syntax_place(err: SyntaxError) -> tuple[str, str]:
 class Context:
     """What a loader may know beyond its file: the minting base, the store, and where to report."""
 
-    def __init__(self, store, source: Source, base: str):
+    def __init__(self, store, source: Source, base: str, options: dict | None = None):
         self.store = store
         self.source = source
         self.base = base
+        self.options = dict(options or {})  # kg load's options for facts the file does not state
         self.graph = ox.NamedNode(source.uri)
         self.problems: list[Problem] = []
 

@@ -31,6 +31,11 @@ def variants():
                 yield pytest.param(name, {**required, param: SAMPLE_VALUES[param]}, id=f"{name}[{param}]")
 
 
+# queries whose subject the example estate does not hold (every example system reports every case of
+# its sets): compared on their golden case's data instead, so the comparison still proves something
+OWN_DATA = {"unreported-cases"}
+
+
 @pytest.fixture(scope="module")
 def engines():
     store = Store(":memory:")
@@ -48,6 +53,10 @@ def normal(value):
 @pytest.mark.parametrize("name,params", list(variants()))
 def test_same_rows_on_rdflib_and_oxigraph(name, params, engines):
     oxigraph, rdflib_engine = engines
+    if name in OWN_DATA:
+        from tests.queries.test_golden import GOLDEN, load_case
+        oxigraph = load_case(GOLDEN / name)
+        rdflib_engine = RdflibEngine.from_store(oxigraph)
     query = catalogue.load()[name]
     expected = catalogue.run(query, oxigraph, params).rows
     actual = catalogue.run(query, rdflib_engine, params).rows
