@@ -182,6 +182,8 @@ def test_cli_against_virtuoso_prints_what_the_embedded_store_prints(server, remo
     local = run_kg("query", "cases", "--format", "json", "--store", local_store)
     assert on_server.returncode == 0 and json.loads(on_server.stdout) == json.loads(local.stdout)
     refused = run_kg("query", "selection-outcomes", env=env)
+    if "no answer within the timeout" in refused.stderr:  # a machine too busy to compile it in time: once more
+        refused = run_kg("query", "selection-outcomes", env=env)
     assert refused.returncode == 1 and refused.stdout == ""
     assert "HTTP 500" in refused.stderr and "SQ156" in refused.stderr and "Traceback" not in refused.stderr
     unsupported = run_kg("query", "pass-at-k", "-p", "k=2", env=env)  # Virtuoso would answer it wrongly
