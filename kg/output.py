@@ -14,6 +14,7 @@ import difflib
 import io
 import json
 import os
+import re
 import shutil
 import sys
 from typing import Any, Iterable
@@ -103,6 +104,26 @@ def rate_cell(row: dict[str, Any], rate: Rate) -> str:
     return f"{_percent(value, rate.signed)}{interval} of {of_text}"
 
 
+def short_ids(iris: set[IRI]) -> dict[IRI, str]:
+    """Each IRI's shortest tail of path segments (`cubby@1.4.0`, `shacl/api`) that no other IRI of
+    the set ends with; the whole IRI when no tail is its own."""
+    from urllib.parse import unquote
+
+    def segments(iri: str) -> list[str]:
+        head, _, rest = iri.partition("://")
+        return [unquote(p) for p in re.split(r"[/#]", rest if rest else head) if p]
+    parts = {iri: segments(iri) for iri in iris}
+    shown = {}
+    for iri, mine in parts.items():
+        shown[iri] = str(iri)
+        for n in range(1, len(mine) + 1):
+            tail = mine[-n:]
+            if not any(other is not iri and others[-n:] == tail for other, others in parts.items()):
+                shown[iri] = "/".join(tail)
+                break
+    return shown
+
+
 def _reason_groups(columns: list[str]) -> dict[str, list[str]]:
     """`excluded_<reason>` columns by what comes before (`baseline_`, `candidate_` or nothing),
     where a group has two reasons or more."""
@@ -121,11 +142,8 @@ def fold(columns: list[str], rows: list[dict[str, Any]], rates: dict[str, Rate] 
     parts = {p for r in rates.values() for p in r.parts}
     groups = _reason_groups(columns)
     folded_into = {m: f"{head}excluded" for head, members in groups.items() for m in members}
-    # short ids where they stay distinct within the column; prefixed IRIs where they would not
-    short_ok = {}
-    for column in columns:
-        iris = {v for row in rows if isinstance(v := row.get(column), IRI)}
-        short_ok[column] = len({v.short for v in iris}) == len(iris)
+    # each IRI as its shortest tail of path segments that no other IRI of the column shares
+    short = {column: short_ids({v for row in rows if isinstance(v := row.get(column), IRI)}) for column in columns}
 
     out_columns: list[str] = []
     for column in columns:
@@ -147,7 +165,8 @@ def fold(columns: list[str], rows: list[dict[str, Any]], rates: dict[str, Rate] 
                 else:
                     shown[column] = ", ".join(f"{reason} {n}" for reason, n in counts if n) or "none"
             else:
-                shown[column] = _cell(row.get(column), prefixes, short_ok.get(column, False))
+                value = row.get(column)
+                shown[column] = short[column][value] if isinstance(value, IRI) else _cell(value, prefixes)
         out_rows.append(shown)
     above = []
     if len(out_rows) > 1:
