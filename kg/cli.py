@@ -129,27 +129,33 @@ def _report(outcomes, verb: str) -> int:
 @click.option("--base", metavar="IRI", envvar="KG_BASE", help="Mint IRIs for plain ids under this base "
               "(fixed by the store's first load; env KG_BASE).")
 @click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged.")
+@click.option("--revise", is_flag=True, help="Accept a changed file whose loaded items changed or disappeared "
+              "as a revision: the earlier version stays in the store, linked (prov:wasRevisionOf).")
 @click.option("--no-validate", "skip_validation", is_flag=True,
               help="Skip the SHACL check (JSON Schema and reference checks still run); recorded in the catalogue.")
 @store_option
-def load(paths, kind, base, force, skip_validation, store_path):
+def load(paths, kind, base, force, revise, skip_validation, store_path):
     """Load files or folders (recursively) into the store.
 
     Each file goes into its own named graph, with a catalogue record of its path, kind,
     sha256, loader, time, triple count and the digests it pins. An unchanged file is
-    skipped; a changed one replaces its graph in one transaction. A file with an error is
-    rejected whole, the store keeps what it had, and the other files still load.
+    skipped. Evidence is append-only: a changed file whose new items are additions loads
+    them; one whose loaded items changed or disappeared is rejected, naming each, unless
+    --revise accepts it as a revision (the earlier version stays, readable: kg history FILE).
+    A file with an error is rejected whole, the store keeps what it had, and the other files
+    still load.
 
     \b
     Examples:
       kg load examples/
       kg load runs/2026-11-20.earl.jsonl --store /srv/kg/store
       kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
+      kg load --revise runs/2026-11-20.earl.jsonl # a corrected file: the earlier version stays
     """
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
-                               progress=_progress)
+                               revise=revise, progress=_progress)
     except UsageError as err:
         click.echo(f"kg load: {err}", err=True)
         sys.exit(EXIT_USAGE)

@@ -114,7 +114,8 @@ def test_any_sequence_of_writes_leaves_the_layer_a_rebuild_makes(tmp_path, seed)
             for f in facts[1:]:  # sometimes a correction inside the file, sometimes a restated trial
                 if rng.random() < 0.2:
                     f["supersedes"] = facts[0]["id"]
-            outcomes = ingest.load(store, [write(tmp_path, name, facts)], kind="earl", validate=False)
+            outcomes = ingest.load(store, [write(tmp_path, name, facts)], kind="earl", validate=False,
+                                   revise=True)  # a file rewritten: a revision (kg/revisions.py)
             assert [o.status for o in outcomes] == ["loaded"], [o.problems for o in outcomes]
             files[name] = facts
         expected = expected_verdicts(files)
