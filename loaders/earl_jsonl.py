@@ -3,7 +3,8 @@
 earl:subject is the system under test, earl:test the intent, earl:assertedBy the grader (an
 apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex and
 apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
-apeval:deliveredSituation. A grader with no declared kind gets no apeval:graderKind: the
+apeval:deliveredSituation; the run (prov:Activity) its prov:startedAtTime from "runStartedAt".
+A grader with no declared kind gets no apeval:graderKind: the
 queries read it as "undeclared", never as any declared kind."""
 from kg.loading import Projection, loader
 from kg.lookups import check_supersessions, loaded_among
@@ -53,6 +54,12 @@ def read_earl_jsonl(source, ctx):
         if ran is None:
             continue
         run, system = ran
+        if row.get("runStartedAt"):
+            if run is None:
+                ctx.problem(f"line {n}, /runStartedAt", "a run start time needs the run it is the start of",
+                            'give the line its "run" id, or remove "runStartedAt"')
+            else:
+                t.add(iri(run), p("prov:startedAtTime"), literal(row["runStartedAt"], XSD + "dateTime"))
         grader = row["grader"]
         g_iri = ctx.mint(f"line {n}, /grader/id", lambda: mint.iri(grader["id"], "grader"))
         if g_iri is None:
