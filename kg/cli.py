@@ -399,6 +399,55 @@ def query(name, pairs, fmt, store_path):
 
 
 @cli.command()
+@click.argument("subject", required=False)
+@format_option
+@store_option
+def history(subject, fmt, store_path):
+    """The audit trail: every version and supersession, with times and digests.
+
+    SUBJECT is a loaded file (its path), a case or an assertion (its id or IRI), or a source's
+    graph IRI; without it, every source's versions and every supersession. Nothing in the record is
+    rewritten, so this reads it back: each source as loaded, each earlier version a revision
+    (kg load --revise) kept, each correction (supersedes) and, for a case or an assertion, each
+    assertion as its source stated it. The `history` query of the catalogue, with `of` bound.
+
+    \b
+    Examples:
+      kg history                                   # sources, revisions, supersessions
+      kg history examples/cubby-routing.earl.jsonl # one file's versions
+      kg history a-0001                            # one assertion: as stated, revised, superseded
+      kg history route-001 --format json           # one case: every assertion on it
+    """
+    store = _open(store_path, read_only=True)
+    named = catalogue.load()["history"]
+    subjects = [None] if subject is None else _history_subjects(store, subject)
+    rows = []
+    for iri in subjects:
+        rows += catalogue.run(named, store, {} if iri is None else {"of": iri}).rows
+    rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
+                  key=lambda r: tuple("" if r.get(c) is None else str(r[c]) for c in ("time", "event", "subject", "detail")))
+    columns = [c for c in named.columns]
+    click.echo(output.render(columns, rows, fmt, _prefixes(store)), nl=False)
+
+
+def _history_subjects(store, value: str) -> list[str]:
+    """What `kg history` is asked about: a file's graph, an IRI as given, or every case and assertion
+    whose id (dcterms:identifier) is the value; none is a usage error."""
+    import pyoxigraph as ox
+    path = Path(value)
+    if path.exists():
+        return [path.resolve().as_uri()]
+    if "://" in value or value.startswith(("urn:", "file:")):
+        return [value]
+    rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
+                           { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }
+                           ORDER BY ?s""", id=ox.Literal(value))
+    if not rows:
+        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded case or assertion")
+    return [r[0].value for r in rows]
+
+
+@cli.command()
 @click.argument("query_text")
 @format_option
 @store_option

@@ -129,3 +129,29 @@ def test_data_quality_lists_every_revision(estate):
     assert len(revised) == 1 and revised[0]["path"] == str((folder / ROUTING).resolve())
     assert revised[0]["message"].startswith("revision 1 on ") and revised[0]["count"] == 1
     assert revised[0]["example"].endswith("/assertion/a-0001")
+
+
+def test_kg_history_reads_the_record_back(estate):
+    """A reviewer's audit trail: a file's versions, and one assertion's statement, revision and correction."""
+    folder, store = estate
+    edit_first_line(folder, outcome="failed")
+    assert run_kg("load", "--store", store, "--revise", folder / ROUTING).returncode == 0
+    path = folder / ROUTING
+    first = json.loads(path.read_text().splitlines()[0])
+    with path.open("a") as f:
+        f.write(json.dumps(dict(first, id="a-0001-fix", outcome="passed", supersedes="a-0001")) + "\n")
+    assert run_kg("load", "--store", store, path).returncode == 0  # an addition: no revision needed
+    done = run_kg("history", "--store", store, path, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    events = [(r["event"], r["subject"].rsplit("/", 1)[-1]) for r in json.loads(done.stdout)]
+    assert ("revised", ROUTING) in events and ("loaded", ROUTING) in events
+    assert ("superseded", "a-0001") in events
+    one = json.loads(run_kg("history", "--store", store, "a-0001", "--format", "json").stdout)
+    by_event = {r["event"]: r for r in one}
+    assert set(by_event) == {"asserted", "revised", "superseded"}
+    assert by_event["asserted"]["detail"].startswith("outcome failed")
+    assert "earl:outcome was earl:passed, now earl:failed" in by_event["revised"]["detail"]
+    assert by_event["revised"]["digest"] != by_event["revised"]["new_digest"]
+    assert by_event["superseded"]["by"].endswith("/assertion/a-0001-fix")
+    unknown = run_kg("history", "--store", store, "no-such-id")
+    assert unknown.returncode == 2 and "neither a file, an IRI, nor the id" in unknown.stderr
