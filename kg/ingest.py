@@ -234,7 +234,7 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
         history, revision_of, loaded_at = "", _revision_of(store, source.uri) if loaded_sha else "", ""
         if loaded_sha not in (None, sha) and spec.kind not in revisions.EXEMPT_KINDS:
-            history, revision_of, loaded_at = (_append_only(store, source, name, text, sha, revise)
+            history, revision_of, loaded_at = (_append_only(store, source, name, text, sha, revise, projection.pins)
                                                or ("", revision_of, ""))
     except Rejected as rejected:
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
@@ -263,8 +263,8 @@ def _revision_of(store: Store, graph: str) -> str:
     return rows[0][0].value if rows else ""
 
 
-def _append_only(store: Store, source: Source, name: str, text: str, sha: str, revise: bool
-                 ) -> tuple[str, str, str] | None:
+def _append_only(store: Store, source: Source, name: str, text: str, sha: str, revise: bool,
+                 pins: list[str]) -> tuple[str, str, str] | None:
     """A changed evidence file against what was loaded from it: None when it only adds; a Rejected
     naming every changed or disappeared item; with `revise`, the earlier version's record (N-Triples
     for the catalogue graph), its IRI and the time of the revision."""
@@ -276,6 +276,9 @@ def _append_only(store: Store, source: Source, name: str, text: str, sha: str, r
     old = next(s for s in store.sources() if s.graph == source.uri)
     if not revise:
         raise Rejected(revisions.problems(name, changes, old.loaded_at, old.sha256))
+    refused = revisions.sealed(store, name, source.uri, old_triples, changes, old.pins, pins)
+    if refused:
+        raise Rejected(refused)
     node, previous = revisions.node_for(store, source.uri)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     history = revisions.revision_triples(

@@ -236,3 +236,43 @@ def revision_triples(store, graph: str, *, number_iri: str, previous: str | None
 def loaded_ntriples(old_triples) -> str:
     lines = sorted(f"{s} {pr} {o} .\n" for s, pr, o in old_triples)
     return "".join(lines)
+
+
+# ── what even a revision may not change (sealing and pinning, issue 13) ──
+ANTICIPATION_TYPES = {"https://kg.example/ns#Anticipation", "https://kg.example/ns#AnticipationCriterion"}
+DESCRIPTION_TYPE = "https://agenticprimitives.dev/ns/evaluation#OutcomeDescription"
+
+
+def sealed(store, file: str, graph: str, old_triples, changes: list[Change], old_pins: list[str],
+           new_pins: list[str]) -> list[Problem]:
+    """Changes kg load --revise refuses all the same: an anticipation whose criteria have been judged
+    (RFC-032 seals it once execution begins: a revision is a new anticipation), and an outcome
+    description changed while the gold's criterion digests stay as they were (the pins would still
+    "hold" while what they mean changed: a new gold revision says so)."""
+    by_item = items(old_triples)
+    types = {s: {t[1:-1] for t in props.get(RDF_TYPE, ())} for s, props in by_item.items()}
+    problems = []
+    if any(types.get(c.item, set()) & ANTICIPATION_TYPES for c in changes):
+        criteria = sorted(s for s, ts in types.items() if "https://kg.example/ns#AnticipationCriterion" in ts)
+        if criteria:
+            values = " ".join(f"<{c}>" for c in criteria)
+            rows = store.select(f"""SELECT (MIN(STR(?date)) AS ?first) (COUNT(DISTINCT ?a) AS ?n) WHERE {{
+                VALUES ?criterion {{ {values} }} GRAPH ?g {{ ?a earl:test ?criterion ; earl:result ?r }}
+                FILTER(?g != ?this) OPTIONAL {{ GRAPH ?h {{ ?r dcterms:date ?date }} }} }}""",
+                                this=ox.NamedNode(graph))
+            judged = int(rows[0][1].value) if rows and rows[0][1] is not None else 0
+            if judged:
+                first = rows[0][0].value if rows[0][0] is not None else "at an unknown time"
+                labels = ", ".join(c.label for c in changes if types.get(c.item, set()) & ANTICIPATION_TYPES)
+                problems.append(Problem(file, labels, f"the anticipation is sealed: {judged} assertion(s) judged its "
+                                        f"criteria (the first dated {first}), so {labels} cannot be revised",
+                                        "a revision is a new anticipation: declare it with its own anticipation_id"))
+    described = [c for c in changes if DESCRIPTION_TYPE in types.get(c.item, set())]
+    if described and sorted(old_pins) == sorted(new_pins):
+        problems.append(Problem(file, ", ".join(c.label for c in described),
+                                "outcome description(s) " + ", ".join(c.label for c in described)
+                                + " changed while every criterion digest the gold pins stays the same: the pins "
+                                "would still hold, and every result judged against them would silently mean another thing",
+                                "register a new gold revision (the next \"revision\", registered now), whose "
+                                "criteria - and digests - say what changed"))
+    return problems
