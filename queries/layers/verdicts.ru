@@ -8,7 +8,10 @@
 #+   cantTell caused by the agent); grader or environment (cantTell caused by them); unexplained
 #+   (cantTell with no cause, or another cause); inapplicable; untested; other (an outcome that is not
 #+   an EARL outcome value). Agreeing assertions count once; when they disagree in class the verdict
-#+   is conflicting. Every catalogue query reads verdicts from this graph; none re-derives them.
+#+   is conflicting. A verdict with a current assertion that breaks pre-registration (J2: it cites a
+#+   criterion digest its case's gold lacks, or its run began before the criterion was registered) is
+#+   not-preregistered whatever its classes; each verdict notes kg:preregistration (steps 4 and 5).
+#+   Every catalogue query reads verdicts from this graph; none re-derives them.
 #+
 #+   kg keeps the layer current on every write (kg load, a changed file's replacement, kg drop), in
 #+   the same transaction as the source: the mark step runs before the change and notes the (case,
