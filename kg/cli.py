@@ -177,28 +177,34 @@ def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), 
               "(fixed by the store's first load; env KG_BASE).")
 @click.option("--force", is_flag=True, help="Reload files even when their bytes are unchanged (or to reload "
               "them with other --system, --replay-set, --grader-kind or --threshold).")
+@click.option("--revise", is_flag=True, help="Accept a changed file whose loaded items changed or disappeared "
+              "as a revision: the earlier version stays in the store, linked (prov:wasRevisionOf).")
 @click.option("--no-validate", "skip_validation", is_flag=True,
               help="Skip the SHACL check (JSON Schema and reference checks still run); recorded in the catalogue.")
 @import_options
 @store_option
-def load(paths, kind, base, force, skip_validation, store_path, **imported):
+def load(paths, kind, base, force, revise, skip_validation, store_path, **imported):
     """Load files or folders (recursively) into the store.
 
     Each file goes into its own named graph, with a catalogue record of its path, kind,
     sha256, loader, time, triple count and the digests it pins. An unchanged file is
-    skipped; a changed one replaces its graph in one transaction. A file with an error is
-    rejected whole, the store keeps what it had, and the other files still load.
+    skipped. Evidence is append-only: a changed file whose new items are additions loads
+    them; one whose loaded items changed or disappeared is rejected, naming each, unless
+    --revise accepts it as a revision (the earlier version stays, readable: kg history FILE).
+    A file with an error is rejected whole, the store keeps what it had, and the other files
+    still load.
 
     \b
     Examples:
       kg load examples/
       kg load runs/2026-11-20.earl.jsonl --store /srv/kg/store
       kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
+      kg load --revise runs/2026-11-20.earl.jsonl # a corrected file: the earlier version stays
     """
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
-                               progress=_progress, options=_import_options(**imported))
+                               revise=revise, progress=_progress, options=_import_options(**imported))
     except UsageError as err:
         click.echo(f"kg load: {err}", err=True)
         sys.exit(EXIT_USAGE)
@@ -464,6 +470,55 @@ def query(name, pairs, fmt, wide, chosen, store_path):
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
     _print_rows(result.columns, result.rows, fmt, _prefixes(store), named.rates, wide, chosen)
+
+
+@cli.command()
+@click.argument("subject", required=False)
+@format_option
+@store_option
+def history(subject, fmt, store_path):
+    """The audit trail: every version and supersession, with times and digests.
+
+    SUBJECT is a loaded file (its path), a case or an assertion (its id or IRI), or a source's
+    graph IRI; without it, every source's versions and every supersession. Nothing in the record is
+    rewritten, so this reads it back: each source as loaded, each earlier version a revision
+    (kg load --revise) kept, each correction (supersedes) and, for a case or an assertion, each
+    assertion as its source stated it. The `history` query of the catalogue, with `of` bound.
+
+    \b
+    Examples:
+      kg history                                   # sources, revisions, supersessions
+      kg history examples/cubby-routing.earl.jsonl # one file's versions
+      kg history a-0001                            # one assertion: as stated, revised, superseded
+      kg history route-001 --format json           # one case: every assertion on it
+    """
+    store = _open(store_path, read_only=True)
+    named = catalogue.load()["history"]
+    subjects = [None] if subject is None else _history_subjects(store, subject)
+    rows = []
+    for iri in subjects:
+        rows += catalogue.run(named, store, {} if iri is None else {"of": iri}).rows
+    rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
+                  key=lambda r: tuple("" if r.get(c) is None else str(r[c]) for c in ("time", "event", "subject", "detail")))
+    columns = [c for c in named.columns]
+    click.echo(output.render(columns, rows, fmt, _prefixes(store)), nl=False)
+
+
+def _history_subjects(store, value: str) -> list[str]:
+    """What `kg history` is asked about: a file's graph, an IRI as given, or every case and assertion
+    whose id (dcterms:identifier) is the value; none is a usage error."""
+    import pyoxigraph as ox
+    path = Path(value)
+    if path.exists():
+        return [path.resolve().as_uri()]
+    if "://" in value or value.startswith(("urn:", "file:")):
+        return [value]
+    rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
+                           { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }
+                           ORDER BY ?s""", id=ox.Literal(value))
+    if not rows:
+        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded case or assertion")
+    return [r[0].value for r in rows]
 
 
 @cli.command()

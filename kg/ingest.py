@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from . import paths, validation
+from . import paths, revisions, validation
 from .errors import Problem, Rejected, StoreUnavailable, UsageError
 from .loading import Context, LoaderSpec, Source, registry
 from .store import SourceRecord, Store, cannot_write, disk_full
@@ -161,9 +161,11 @@ def ensure_vocabularies(store: Store) -> None:
 
 
 def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None, base: str | None = None,
-         write: bool = True, force: bool = False, validate: bool = True,
+         write: bool = True, force: bool = False, validate: bool = True, revise: bool = False,
          progress: Callable[[Iterable], Iterable] | None = None, options: dict | None = None) -> list[Outcome]:
-    """Loads (or, with write=False, only checks) every file; returns one outcome per file.
+    """Loads (or, with write=False, only checks) every file; returns one outcome per file. A file
+    loaded before whose items changed or disappeared is rejected (evidence is append-only) unless
+    `revise`, which keeps the earlier version as a revision (kg/revisions.py).
     `options` (kg load --system, --replay-set, --grader-kind, --threshold) are facts the files do not
     state; an option that no loader of the files given reads is a usage error, never ignored."""
     files, refused = discover(targets, kind)
@@ -184,7 +186,7 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
     outcomes = list(refused)
     for path, spec in (progress(files) if progress else files):
         outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
-                                 options=options))
+                                 revise=revise, options=options))
     if write:
         try:
             store.flush()
@@ -213,12 +215,12 @@ def check_base(base: str) -> None:
 
 
 def load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-             force: bool = False, validate: bool = True, options: dict | None = None) -> Outcome:
+             force: bool = False, validate: bool = True, revise: bool = False, options: dict | None = None) -> Outcome:
     """One file, loaded whole or not at all. A store that cannot be reached fails the file without
     claiming it (status "failed"); loading it again later finishes the job."""
     try:
         return _load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
-                         options=options)
+                         revise=revise, options=options)
     except MemoryError as err:
         if "buffer maximal size" not in str(err):
             raise
@@ -250,7 +252,8 @@ def _term_too_long(path: Path) -> Problem:
 
 
 def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, write: bool = True,
-              force: bool = False, validate: bool = True, options: dict | None = None) -> Outcome:
+              force: bool = False, validate: bool = True, revise: bool = False,
+              options: dict | None = None) -> Outcome:
     name = str(path)
     if spec is None:
         kinds = ", ".join(sorted(registry()))
@@ -264,7 +267,8 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         return Outcome(name, spec.kind, "rejected", problems=[Problem(name, "", f"cannot read it: {err.strerror}")])
     source = Source(path, data, spec)
     sha = sha256_hex(data)
-    if write and not force and store.source_sha256(source.uri) == sha:
+    loaded_sha = store.source_sha256(source.uri)
+    if write and not force and loaded_sha == sha:
         return Outcome(name, spec.kind, "unchanged")
     ctx = Context(store, source, base, {k: v for k, v in (options or {}).items() if k in spec.options})
     try:
@@ -275,6 +279,10 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         violations = [r for r in results if validation.is_violation(r)]
         if violations:
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
+        history, revision_of, loaded_at = "", _revision_of(store, source.uri) if loaded_sha else "", ""
+        if loaded_sha not in (None, sha) and spec.kind not in revisions.EXEMPT_KINDS:
+            history, revision_of, loaded_at = (_append_only(store, source, name, text, sha, revise, projection.pins)
+                                               or ("", revision_of, ""))
     except Rejected as rejected:
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
     except StoreUnavailable:
@@ -291,10 +299,43 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     if write:
         record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
                               loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
-                              pins=sorted(set(projection.pins)), warnings=results, validated=validate)
+                              pins=sorted(set(projection.pins)), warnings=results, validated=validate,
+                              revision_of=revision_of, loaded_at=loaded_at)
         try:
             store.fix_minting_base(base)
-            store.replace_source(record, text)
+            store.replace_source(record, text, history)
         except OSError as err:  # the engine's I/O: a full or read-only disk under the store
             raise StoreUnavailable(cannot_write(store.path, err)) from None
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)
+
+
+def _revision_of(store: Store, graph: str) -> str:
+    """The earlier version a loaded source's record links to (prov:wasRevisionOf), kept on reloads."""
+    import pyoxigraph as ox
+    rows = store.select("SELECT ?r WHERE { GRAPH <urn:kg:catalogue> { ?g prov:wasRevisionOf ?r } }",
+                        g=ox.NamedNode(graph))
+    return rows[0][0].value if rows else ""
+
+
+def _append_only(store: Store, source: Source, name: str, text: str, sha: str, revise: bool,
+                 pins: list[str]) -> tuple[str, str, str] | None:
+    """A changed evidence file against what was loaded from it: None when it only adds; a Rejected
+    naming every changed or disappeared item; with `revise`, the earlier version's record (N-Triples
+    for the catalogue graph), its IRI and the time of the revision."""
+    from datetime import datetime, timezone
+    old_triples = revisions.loaded_triples(store, source.uri)
+    changes = revisions.compare(old_triples, revisions.parse_ntriples(text))
+    if not changes:
+        return None
+    old = next(s for s in store.sources() if s.graph == source.uri)
+    if not revise:
+        raise Rejected(revisions.problems(name, changes, old.loaded_at, old.sha256))
+    refused = revisions.sealed(store, name, source.uri, old_triples, changes, old.pins, pins)
+    if refused:
+        raise Rejected(refused)
+    node, previous = revisions.node_for(store, source.uri)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    history = revisions.revision_triples(
+        store, source.uri, number_iri=node, previous=previous, old_record=old,
+        old_text=revisions.loaded_ntriples(old_triples), new_sha=sha, revised_at=now, changes=changes)
+    return history, node, now

@@ -88,3 +88,79 @@ def pinned_set_digest(ctx: Context, set_iri: str, set_id: str, pinned: str, what
                     f"this {what} was registered against another version of {set_id}",
                     f"register the {what} against the loaded version, or load the version it names")
     return loaded
+
+
+def check_supersessions(ctx: Context, edges: list[tuple[str, str, str]], keys: dict[str, tuple[str, str, str]],
+                        names: dict[str, str] | None = None) -> None:
+    """Supersession is sound (issue 13): each (place, newer, older) a file states must correct an
+    assertion of the same system, case and grader (`keys`: this file's assertions → (system, case,
+    grader)); and following apeval:supersedes from it, through this file and what is loaded, must
+    neither come back (a cycle would leave no current assertion, and every verdict of it would
+    vanish) nor reach an assertion that is gone (a chain that ends nowhere). That the older one
+    exists at all is each loader's own check, with the id as the file wrote it."""
+    names = names or {}
+
+    def name(a: str) -> str:
+        return f'"{names[a]}"' if a in names else f"<{a}>"
+
+    successors: dict[str, set[str]] = {}
+    for _, newer, older in edges:
+        successors.setdefault(newer, set()).add(older)
+    loaded_keys: dict[str, tuple[tuple[str, str, str], str]] = {}
+    todo = {older for _, _, older in edges if older not in keys}
+    seen: set[str] = set()
+    for _ in range(1000):  # a chain longer than this is not a correction history
+        todo -= seen | set(keys)
+        if not todo:
+            break
+        seen |= todo
+        wanted = " ".join(str(ox.NamedNode(a)) for a in sorted(todo))
+        for a, system, case, grader, path in ctx.select(f"""SELECT ?a ?system ?case ?grader ?path WHERE {{
+                VALUES ?a {{ {wanted} }} GRAPH ?g {{ ?a earl:subject ?system }} GRAPH ?h {{ ?a earl:test ?case }}
+                GRAPH ?i {{ ?a earl:assertedBy ?grader }} FILTER(?g != ?this_graph)
+                OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }}"""):
+            loaded_keys[a.value] = ((system.value, case.value, grader.value), (path or a).value)
+        for a, b in ctx.select(f"""SELECT ?a ?b WHERE {{ VALUES ?a {{ {wanted} }}
+                                   GRAPH ?g {{ ?a apeval:supersedes ?b }} FILTER(?g != ?this_graph) }}"""):
+            successors.setdefault(a.value, set()).add(b.value)
+        todo = {b for a in todo for b in successors.get(a, ())}
+
+    what = ("system", "case", "grader")
+    for place, newer, older in edges:
+        mine = keys.get(newer)
+        theirs = keys.get(older) or (loaded_keys[older][0] if older in loaded_keys else None)
+        if mine and theirs and mine != theirs:
+            differ = [f"{w} <{b}> there, <{a}> here" for w, a, b in zip(what, mine, theirs) if a != b]
+            ctx.problem(place, f"assertion {name(newer)} supersedes {name(older)}, an assertion of another "
+                        + " and ".join(w for w, a, b in zip(what, mine, theirs) if a != b) + ": " + "; ".join(differ),
+                        "a correction supersedes an assertion of the same system, case and grader; "
+                        "judge the other one with a new assertion of its own")
+
+    reported: set[frozenset] = set()
+    for place, newer, older in edges:
+        # walk the chain from this edge: back to `newer` is a cycle; a link to nothing known is a dead end
+        path, node, visited = [newer, older], older, {newer}
+        while True:
+            if node == newer:
+                cycle = frozenset(path)
+                if cycle not in reported:
+                    reported.add(cycle)
+                    ctx.problem(place, "a supersession cycle: " + " supersedes ".join(name(a) for a in path)
+                                + "; none of them would be current, and their verdicts would vanish from every metric",
+                                "a correction supersedes an earlier assertion, never one that supersedes it back; "
+                                "remove one of the supersedes")
+                break
+            if node in visited:
+                break  # a cycle that does not pass through this edge is reported from its own edges
+            visited.add(node)
+            if node not in keys and node not in loaded_keys:
+                if node != older:  # the edge's own target is checked by the loader, with its id as written
+                    ctx.problem(place, f"the supersession chain from {name(newer)} ends nowhere: "
+                                + " supersedes ".join(name(a) for a in path) + f", and {name(node)} is not loaded",
+                                "load the source that holds the missing assertion again, or supersede one that exists")
+                break
+            nexts = sorted(successors.get(node, ()))
+            if not nexts:
+                break
+            node = nexts[0]
+            path.append(node)

@@ -351,7 +351,7 @@ class RemoteStore(CatalogueStore):
             raise RemoteError(f"storing the graph <{graph}> failed: {self.endpoint.gsp} accepted the upload "
                               f"but the graph is empty — the server dropped the body")
 
-    def replace_source(self, record: SourceRecord, ntriples: str) -> None:
+    def replace_source(self, record: SourceRecord, ntriples: str, history: str = "") -> None:
         """The graph goes up whole (Graph Store Protocol), then one update claims it in the catalogue
         and brings the derived layers up to date. A server runs no two requests as one transaction,
         so the keys the old graph touched are marked first, in scratch graphs that stay until the
@@ -367,7 +367,7 @@ class RemoteStore(CatalogueStore):
         self.update(layers.marking([record.graph]))
         # only now, with the graph stored and its verdicts derived, does the catalogue claim the load
         self.derive_touched(_delete_record(record.graph) + f" ;\nINSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n"
-                            f"{record.ntriples()}}} }}")
+                            f"{record.ntriples()}{history}}} }}")
 
     def reset(self) -> None:
         """Drops kg's graphs — every source the catalogue lists (vocabularies included) and the

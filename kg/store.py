@@ -100,6 +100,7 @@ class SourceRecord:
     warnings: list[dict] = field(default_factory=list)  # focus, path, message, severity, shape, value
     loaded_at: str = ""
     validated: bool = True
+    revision_of: str = ""  # the latest earlier version of this source kept as a kg:SourceRevision (kg/revisions.py)
 
     def ntriples(self) -> str:
         t = Triples()
@@ -113,6 +114,8 @@ class SourceRecord:
         t.add(g, p("prov:generatedAtTime"), literal(self.loaded_at, "http://www.w3.org/2001/XMLSchema#dateTime"))
         for pin in self.pins:
             t.add(g, p("kg:pins"), literal(pin))
+        if self.revision_of:
+            t.add(g, p("prov:wasRevisionOf"), iri(self.revision_of))
         if not self.validated:  # loaded with --no-validate: no report claims it conforms
             t.add(g, p("kg:validated"), literal(False))
             return t.text()
@@ -390,14 +393,15 @@ class Store(CatalogueStore):
         return len(self.ox)
 
     # ── writing: every change is one transaction ──
-    def replace_source(self, record: SourceRecord, ntriples: str) -> None:
+    def replace_source(self, record: SourceRecord, ntriples: str, history: str = "") -> None:
         """Puts a source's graph and its catalogue record in place, and the verdict layer with
         them, all or nothing: the last step is one update, which Oxigraph runs as one transaction.
 
         A new source's triples go in with that update (INSERT DATA), or, when large, by bulk_load
-        into its graph first; a replaced source's go into a staging graph, moved in by the update."""
+        into its graph first; a replaced source's go into a staging graph, moved in by the update.
+        `history`: N-Triples for the catalogue graph written with the record (a revision's earlier version)."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
-        insert_record = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}}} }}"
+        insert_record = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}"
         if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
             if record.triples >= BULK_TRIPLES:
                 # bulk_load is not atomic: the graph goes in first, its record after, so a load cut

@@ -3,10 +3,11 @@
 earl:subject is the system under test, earl:test the intent, earl:assertedBy the grader (an
 apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex and
 apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
-apeval:deliveredSituation. A grader with no declared kind gets no apeval:graderKind: the
+apeval:deliveredSituation; the run (prov:Activity) its prov:startedAtTime from "runStartedAt".
+A grader with no declared kind gets no apeval:graderKind: the
 queries read it as "undeclared", never as any declared kind."""
 from kg.loading import Projection, loader
-from kg.lookups import loaded_among
+from kg.lookups import check_supersessions, loaded_among
 from kg.runs import RunRows
 from kg.terms import XSD, Triples, declare, iri, literal, p
 
@@ -41,6 +42,8 @@ def read_earl_jsonl(source, ctx):
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
                     "assertion ids are unique across the store; a correction is a new assertion that supersedes")
     graders: dict[str, tuple[int, str | None]] = {}
+    by_line = dict(rows)
+    edges, keys, names = [], {}, {a: by_line[n]["id"] for a, n in here.items()}
     t = Triples()
     for n, row in rows:
         mint = refs.minter(row)
@@ -51,6 +54,12 @@ def read_earl_jsonl(source, ctx):
         if ran is None:
             continue
         run, system = ran
+        if row.get("runStartedAt"):
+            if run is None:
+                ctx.problem(f"line {n}, /runStartedAt", "a run start time needs the run it is the start of",
+                            'give the line its "run" id, or remove "runStartedAt"')
+            else:
+                t.add(iri(run), p("prov:startedAtTime"), literal(row["runStartedAt"], XSD + "dateTime"))
         grader = row["grader"]
         g_iri = ctx.mint(f"line {n}, /grader/id", lambda: mint.iri(grader["id"], "grader"))
         if g_iri is None:
@@ -69,6 +78,7 @@ def read_earl_jsonl(source, ctx):
                         'remove "failureCause", or make the outcome "cantTell"')
 
         a_iri = minted[n]
+        keys[a_iri] = (system, intent, g_iri)
         a, r, g = iri(a_iri), iri(mint.under(row["id"], "result")), iri(g_iri)
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
@@ -100,6 +110,7 @@ def read_earl_jsonl(source, ctx):
                 ctx.problem(f"line {n}, /supersedes", "an assertion cannot supersede itself")
             elif old:
                 t.add(a, p("apeval:supersedes"), iri(old))
+                edges.append((f"line {n}, /supersedes", a_iri, old))
         t.add(r, p("rdf:type"), p("earl:TestResult"))
         t.add(r, p("earl:outcome"), p(f"earl:{outcome}"))
         if cause:
@@ -121,4 +132,5 @@ def read_earl_jsonl(source, ctx):
                             "load the *.situations.jsonl that holds it first, or in the same command")
             elif sit:
                 t.add(r, p("apeval:deliveredSituation"), iri(sit))
+    check_supersessions(ctx, edges, keys, names)
     return Projection(t)

@@ -71,6 +71,7 @@ def read_experiment(source, ctx):
         ctx.problem("/gold/criteriaDigest", f"expected {criteria_digest} (over the loaded revision's "
                     f"{len(digests)} criterion digests), found {gold['criteriaDigest']}",
                     "the criteria changed since the plan was registered: register it again")
+    check_pins_agree(ctx, variants, systems)
     if plan_iri:
         other = owner(ctx, plan_iri, "apeval:ExperimentPlan")
         if other:
@@ -135,6 +136,36 @@ def read_experiment(source, ctx):
         t.add(plan, p("kg:differsIn"), literal(kind))
     t.add(plan, p("apeval:confounded"), literal(len(differs) > 1))
     return Projection(t, pins=[digest])
+
+
+def check_pins_agree(ctx, variants: list[dict], systems: dict[str, tuple[str, int]]) -> None:
+    """A system is one build: a loaded plan that pins a component of the same system (verdicts reach
+    a variant through its system) by another digest contradicts this one, and one of the two would
+    be compared on runs it never pinned (issue 13)."""
+    if not systems:
+        return
+    values = " ".join(str(ox.NamedNode(s)) for s in sorted(systems))
+    rows = ctx.select(f"""SELECT ?system ?kind ?digest ?plan_id ?variant_id ?path WHERE {{
+        VALUES ?system {{ {values} }}
+        GRAPH ?g {{ ?variant kg:variantSystem ?system ; kg:component ?c ; dcterms:identifier ?variant_id .
+                   ?c kg:componentKind ?kind ; kg:componentDigest ?digest .
+                   ?plan dcterms:hasPart ?variant ; dcterms:identifier ?plan_id }}
+        FILTER(?g != ?this_graph)
+        OPTIONAL {{ GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }} }} ORDER BY ?plan_id ?kind""")
+    pinned: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
+    for system, kind, digest, plan_id, variant_id, path in rows:
+        pinned.setdefault((system.value, kind.value), []).append(
+            (digest.value, plan_id.value, variant_id.value, path.value if path else ""))
+    for s_iri, (variant_id, n) in sorted(systems.items(), key=lambda kv: kv[1][1]):
+        for kind, c in sorted(variants[n]["components"].items()):
+            for digest, plan_id, other_variant, path in pinned.get((s_iri, kind), []):
+                if digest != c["digest"]:
+                    ctx.problem(f"/variants/{n}/components/{kind}/digest",
+                                f'system "{variants[n]["system"]}" is pinned with {kind} {digest} by plan "{plan_id}" '
+                                f'(variant "{other_variant}", {path}); this plan pins {c["digest"]}',
+                                "a system id names one build, and its results cannot say which of the two ran: "
+                                "give the other build its own system id")
+                    break
 
 
 def differing_components(baseline: dict[str, str], candidate: dict[str, str]) -> list[str]:

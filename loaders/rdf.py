@@ -8,13 +8,15 @@ rejected."""
 import pyoxigraph as ox
 
 from kg.loading import Projection, loader
-from kg.lookups import VALUES_CHUNK
+from kg.lookups import VALUES_CHUNK, check_supersessions, loaded_among
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
 
 
 EARL = "http://www.w3.org/ns/earl#"
 RESULT, OUTCOME = ox.NamedNode(EARL + "result"), ox.NamedNode(EARL + "outcome")
+SUPERSEDES = ox.NamedNode("https://agenticprimitives.dev/ns/evaluation#supersedes")
+KEY = (ox.NamedNode(EARL + "subject"), ox.NamedNode(EARL + "test"), ox.NamedNode(EARL + "assertedBy"))
 
 
 def triples_of(source) -> list[ox.Triple]:
@@ -69,7 +71,31 @@ def speaks_earl(path, head: bytes) -> bool:
 def read_earl(source, ctx):
     triples = triples_of(source)
     refuse_restated_outcomes(triples, ctx)
+    refuse_unsound_supersessions(triples, ctx)
     return Projection(as_ntriples(triples))
+
+
+def refuse_unsound_supersessions(triples: list[ox.Triple], ctx) -> None:
+    """apeval:supersedes must name an assertion in this file or loaded, of the same system, case and
+    grader, and its chain must neither cycle nor end nowhere (kg.lookups.check_supersessions)."""
+    edges = sorted((f"focus node <{t.subject.value}>", t.subject.value, t.object.value) for t in triples
+                   if t.predicate == SUPERSEDES and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode))
+    if not edges:
+        return
+    parts: dict[str, dict] = {}
+    for t in triples:
+        if t.predicate in KEY and isinstance(t.subject, ox.NamedNode):
+            parts.setdefault(t.subject.value, {})[t.predicate] = t.object.value
+    keys = {a: tuple(ps[k] for k in KEY) for a, ps in parts.items() if len(ps) == len(KEY)}
+    here = {t.subject.value for t in triples if t.predicate == RESULT and isinstance(t.subject, ox.NamedNode)}
+    loaded = loaded_among(ctx, {older for _, _, older in edges if older not in here}, "earl:result ?result")
+    for place, newer, older in edges:
+        if older == newer:
+            ctx.problem(place, "an assertion cannot supersede itself", "remove its apeval:supersedes")
+        elif older not in here and older not in loaded:
+            ctx.problem(place, f"assertion <{older}> is neither in this file nor loaded",
+                        "supersede an assertion that exists; load its file first")
+    check_supersessions(ctx, [e for e in edges if e[1] != e[2]], keys)
 
 
 @loader(kind="ontology", parse="rdf", patterns=RDF_PATTERNS, shapes="ontology.ttl", order=5)

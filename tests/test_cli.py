@@ -89,21 +89,45 @@ def eligibility(row) -> str:
     return row["outcome"] if row["outcome"] in ("passed", "failed") else "excluded"
 
 
+def not_preregistered(row, gold: dict) -> bool:
+    """J2 in plain Python: a result breaks pre-registration when its case has gold and it cites a
+    digest no criterion of the case has (the digest recomputed from the gold file's JSON), or it was
+    judged before the gold's registeredAt (the examples give no run start time)."""
+    from datetime import datetime
+
+    from kg.digests import canonical_digest
+    if (row["replaySet"], row["intent"]) not in gold:
+        return False
+    criteria, registered = gold[(row["replaySet"], row["intent"])]
+    cited = row.get("criterionDigest")
+    if cited and cited not in {canonical_digest(c) for c in criteria}:
+        return True
+    when = lambda text: datetime.fromisoformat(text.replace("Z", "+00:00"))  # noqa: E731
+    return bool(row.get("date")) and when(row["date"]) < when(registered)
+
+
 def independent_pass_at_k(k: int) -> dict:
     """pass@1 and pass^k from the raw files with plain Python, by the rules of the catalogue, not
     through SPARQL: superseded assertions dropped, one status per (system, case, trial, grader),
-    disagreeing verdicts conflicting, eligible = passed, failed, cantTell/agent."""
+    disagreeing verdicts conflicting, one that breaks pre-registration excluded, eligible = passed,
+    failed, cantTell/agent."""
     rows = [json.loads(line) for f in sorted(EXAMPLES.glob("cubby-r*.earl.jsonl")) for line in f.read_text().splitlines()]
+    gold = defaultdict(lambda: ([], ""))
+    for f in EXAMPLES.glob("cubby-r*.gold.json"):
+        doc = json.loads(f.read_text())
+        for c in doc["criteria"]:
+            gold[(doc["replaySet"], c["intent"])] = (gold[(doc["replaySet"], c["intent"])][0] + [c], doc["registeredAt"])
     superseded = {r["supersedes"] for r in rows if r.get("supersedes")}
     verdicts = defaultdict(set)
     for r in rows:
         if r["id"] in superseded:
             continue
-        status = eligibility(r)
+        status = "not-preregistered" if not_preregistered(r, gold) else eligibility(r)
         verdicts[(r["replaySet"], r["system"], r["grader"]["kind"], r["grader"]["id"], r["intent"], r.get("trial", 0))].add(status)
     cases = defaultdict(lambda: defaultdict(dict))
     for (rs, system, kind, grader, intent, trial), statuses in verdicts.items():
-        status = statuses.pop() if len(statuses) == 1 else "conflicting"
+        status = ("not-preregistered" if "not-preregistered" in statuses
+                  else statuses.pop() if len(statuses) == 1 else "conflicting")
         cases[(rs, system, kind, grader)][intent][trial] = status
     out = {}
     for group, per_case in cases.items():
@@ -252,7 +276,8 @@ def independent_regressions() -> dict:
             digests[(group, r["intent"], r["system"])].add(r["criterionDigest"])
     counts = defaultdict(lambda: [0, 0])  # (group, intent, system) -> [n, c]
     for (group, intent, system, _), statuses in trials.items():
-        status = statuses.pop() if len(statuses) == 1 else "conflicting"
+        status = ("not-preregistered" if "not-preregistered" in statuses
+                  else statuses.pop() if len(statuses) == 1 else "conflicting")
         if status in ("passed", "failed"):
             counts[(group, intent, system)][0] += 1
             counts[(group, intent, system)][1] += status == "passed"

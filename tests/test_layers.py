@@ -24,10 +24,23 @@ SELECT ?verdict ?system ?case ?trial ?grader ?kind ?status ?assertion ?class WHE
 def assertion(rng, name, supersede_pool):
     system, case, grader = rng.choice(SYSTEMS), rng.choice(CASES), rng.choice(list(GRADERS))
     outcome, cause = rng.choice(OUTCOMES)
+    older = rng.choice(supersede_pool) if supersede_pool and rng.random() < 0.25 else None
+    if older:  # a correction is of the same system, case and grader (kg.lookups.check_supersessions)
+        system, case, grader = older["system"], older["case"], older["grader"]
     fact = {"id": name, "system": system, "case": case, "grader": grader, "kind": GRADERS[grader],
             "trial": rng.choice(TRIALS) if rng.random() < 0.8 else None, "outcome": outcome, "cause": cause,
-            "supersedes": rng.choice(supersede_pool) if supersede_pool and rng.random() < 0.25 else None}
+            "supersedes": older["id"] if older else None}
     return fact
+
+
+def whole_chains(facts: list[dict]) -> list[dict]:
+    """The facts whose supersession chain ends in a loaded assertion (one that a drop left dangling
+    is refused as a target: the chain would end nowhere)."""
+    by_id = {f["id"]: f for f in facts}
+
+    def whole(f, depth=0):
+        return not f["supersedes"] or (f["supersedes"] in by_id and depth < 50 and whole(by_id[f["supersedes"]], depth + 1))
+    return [f for f in facts if whole(f)]
 
 
 def turtle(facts) -> str:
@@ -109,12 +122,14 @@ def test_any_sequence_of_writes_leaves_the_layer_a_rebuild_makes(tmp_path, seed)
             assert store.drop_source(write(tmp_path, name, files[name]).resolve().as_uri())
             del files[name]
         else:
-            others = [f["id"] for n, fs in files.items() if n != name for f in fs]
+            others = whole_chains([f for n, fs in files.items() if n != name for f in fs])
             facts = [assertion(rng, f"a{next(counter)}", others) for _ in range(rng.randint(1, 8))]
             for f in facts[1:]:  # sometimes a correction inside the file, sometimes a restated trial
-                if rng.random() < 0.2:
-                    f["supersedes"] = facts[0]["id"]
-            outcomes = ingest.load(store, [write(tmp_path, name, facts)], kind="earl", validate=False)
+                if rng.random() < 0.2 and not f["supersedes"]:
+                    f.update(supersedes=facts[0]["id"], system=facts[0]["system"], case=facts[0]["case"],
+                             grader=facts[0]["grader"], kind=facts[0]["kind"])
+            outcomes = ingest.load(store, [write(tmp_path, name, facts)], kind="earl", validate=False,
+                                   revise=True)  # a file rewritten: a revision (kg/revisions.py)
             assert [o.status for o in outcomes] == ["loaded"], [o.problems for o in outcomes]
             files[name] = facts
         expected = expected_verdicts(files)
@@ -157,8 +172,10 @@ def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_p
     monkeypatch.setattr(store_module, "BULK_TRIPLES", 50)
     rng = random.Random(7)
     facts = [assertion(rng, f"b{n}", []) for n in range(60)]
-    for f in facts[30:40]:
-        f["supersedes"] = facts[rng.randrange(30)]["id"]
+    for f in facts[30:40]:  # corrections, each of the same system, case and grader as what it corrects
+        older = facts[rng.randrange(30)]
+        f.update(supersedes=older["id"], system=older["system"], case=older["case"], grader=older["grader"],
+                 kind=older["kind"])
     store = Store(":memory:")
     outcomes = ingest.load(store, [write(tmp_path, "big", facts)], kind="earl", validate=False)
     assert [o.status for o in outcomes] == ["loaded"] and outcomes[0].triples >= 50

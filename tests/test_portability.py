@@ -17,7 +17,8 @@ BASE = "https://kg.example/id/"
 SAMPLE_VALUES = {"k": 2, "replay_set": BASE + "replayset/cubby-routing", "system": BASE + "system/cubby@1.4.0",
                  "case": BASE + "replayset/cubby-routing/intent/route-009", "kind": "gold", "vocabularies": False,
                  "threshold": 0.9, "baseline": BASE + "system/cubby@1.4.0",
-                 "candidate": BASE + "system/cubby@1.5.0-rc1", "tolerance": 0.34}
+                 "candidate": BASE + "system/cubby@1.5.0-rc1", "tolerance": 0.34,
+                 "of": BASE + "replayset/cubby-routing/intent/route-009"}
 
 
 def variants():

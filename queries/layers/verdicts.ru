@@ -8,7 +8,10 @@
 #+   cantTell caused by the agent); grader or environment (cantTell caused by them); unexplained
 #+   (cantTell with no cause, or another cause); inapplicable; untested; other (an outcome that is not
 #+   an EARL outcome value). Agreeing assertions count once; when they disagree in class the verdict
-#+   is conflicting. Every catalogue query reads verdicts from this graph; none re-derives them.
+#+   is conflicting. A verdict with a current assertion that breaks pre-registration (J2: it cites a
+#+   criterion digest its case's gold lacks, or its run began before the criterion was registered) is
+#+   not-preregistered whatever its classes; each verdict notes kg:preregistration (steps 4 and 5).
+#+   Every catalogue query reads verdicts from this graph; none re-derives them.
 #+
 #+   kg keeps the layer current on every write (kg load, a changed file's replacement, kg drop), in
 #+   the same transaction as the source: the mark step runs before the change and notes the (case,
@@ -22,6 +25,10 @@
 PREFIX earl: <http://www.w3.org/ns/earl#>
 PREFIX apeval: <https://agenticprimitives.dev/ns/evaluation#>
 PREFIX kg: <https://kg.example/ns#>
+PREFIX dcterms: <http://purl.org/dc/terms/>
+PREFIX ep-plan: <https://w3id.org/ep-plan#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 
 #+ step: mark
 # The (case, system) pairs the changed sources' assertions touch, as their triples stand now: kg runs
@@ -42,7 +49,10 @@ WHERE {
         UNION { GRAPH ?changed { ?result earl:outcome ?value } GRAPH ?results { ?assertion earl:result ?result } }
         UNION { GRAPH ?changed { ?result apeval:failureCause ?value } GRAPH ?results { ?assertion earl:result ?result } }
         # and an assertion it supersedes, whose verdict changes with it
-        UNION { GRAPH ?changed { ?newer apeval:supersedes ?assertion } } } }
+        UNION { GRAPH ?changed { ?newer apeval:supersedes ?assertion } }
+        # and (J2, issue 13) every assertion on a case whose registered criteria the source states
+        UNION { GRAPH ?changed { ?criterion ep-plan:constrains ?gold_case }
+                GRAPH ?judged { ?assertion earl:test ?gold_case } } } }
     GRAPH ?tests { ?assertion earl:test ?case }
     GRAPH ?subjects { ?assertion earl:subject ?system }
   }
@@ -108,4 +118,51 @@ WHERE {
     }
     GROUP BY ?verdict }
   BIND(IF(?classes > 1, "conflicting", ?one_class) AS ?status)
+}
+ ;
+
+# ── J2, pre-registration (issue 13): begin ──
+# 4. A criterion "MUST pre-date the subject". Each verdict on a case with registered criteria (an
+#    apeval:SelectionCriterion that ep-plan:constrains it, pinned by apeval:criterionDigest, part of
+#    a record whose dcterms:issued says when it was registered) gets a kg:preregistration note per
+#    current assertion that: cites a digest no criterion of its case has ("digest-mismatch"); ran
+#    before the criterion it cites (any, when it cites none) was registered ("registered-after":
+#    its run's prov:startedAtTime earlier than dcterms:issued or, with no start time, its result's
+#    dcterms:date earlier - judged before, so run before); or cannot be put in order ("order-unknown":
+#    no start time, and no judgement date earlier than the registration). Dates compare as xsd:dateTime.
+INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:preregistration ?reason } }
+WHERE {
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:assertion ?assertion }
+  GRAPH ?gold { ?criterion ep-plan:constrains ?case ; a apeval:SelectionCriterion ; apeval:criterionDigest ?registered }
+  OPTIONAL { GRAPH ?cites { ?assertion apeval:criterionDigest ?cited } }
+  # is the cited digest one a criterion of this case has? (an OPTIONAL, not NOT EXISTS: see preregistration.rq)
+  OPTIONAL { GRAPH ?matching { ?match ep-plan:constrains ?case ; apeval:criterionDigest ?registered_as_cited ;
+                                      a apeval:SelectionCriterion }
+             FILTER(?registered_as_cited = ?cited) }
+  OPTIONAL { GRAPH ?parts { ?criterion dcterms:isPartOf ?record } GRAPH ?records { ?record dcterms:issued ?issued } }
+  OPTIONAL { GRAPH ?runs { ?assertion prov:used ?run } GRAPH ?starts { ?run prov:startedAtTime ?started } }
+  OPTIONAL { GRAPH ?results { ?assertion earl:result ?result } GRAPH ?dates { ?result dcterms:date ?judged } }
+  # the criterion this assertion is judged against: the one it cites, or any when it cites none
+  BIND(!BOUND(?cited) || ?cited = ?registered AS ?against)
+  BIND(IF(BOUND(?started), xsd:dateTime(STR(?started)) < xsd:dateTime(STR(?issued)),
+          BOUND(?judged) && xsd:dateTime(STR(?judged)) < xsd:dateTime(STR(?issued))) AS ?before)
+  BIND(IF(BOUND(?cited) && !BOUND(?match), "digest-mismatch", "") AS ?digest_note)
+  BIND(IF(?against && BOUND(?issued),
+          IF(COALESCE(?before, false), "registered-after", IF(BOUND(?started), "", "order-unknown")), "") AS ?order_note)
+  VALUES ?reason { "digest-mismatch" "registered-after" "order-unknown" }
+  FILTER(?reason = ?digest_note || ?reason = ?order_note)
+} ;
+
+# 5. A verdict with a current assertion that breaks pre-registration is excluded from every metric:
+#    its status is "not-preregistered" whatever its assertions' classes (the metrics count it beside,
+#    as excluded_not_preregistered). "order-unknown" alone excludes nothing: it is counted, flagged.
+DELETE { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:status ?status } }
+INSERT { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:status "not-preregistered" } }
+WHERE {
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:status ?status ;
+                                           kg:preregistration ?reason }
+  FILTER(?reason = "digest-mismatch" || ?reason = "registered-after")
+  # ── J2, pre-registration (issue 13): end ──
 }
