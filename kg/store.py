@@ -301,7 +301,7 @@ class Store(CatalogueStore):
                               f"or give the path of an existing store")
             try:
                 if read_only:
-                    self.ox = ox.Store.read_only(self.path)
+                    self.ox = _open_read_only(self.path)
                 else:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
                     self.ox = ox.Store(self.path)
@@ -349,12 +349,12 @@ class Store(CatalogueStore):
                                      f"waiting for it to finish (up to KG_WAIT seconds)\n")
                     said = True
                 time.sleep(1)
-                self.ox = ox.Store.read_only(self.path)
+                self.ox = _open_read_only(self.path)
                 if not self._layers_stale():
                     return  # the load finished: its state is whole
         del writer
         gc.collect()
-        self.ox = ox.Store.read_only(self.path)
+        self.ox = _open_read_only(self.path)
 
     # ── reading ──
     def update(self, text: str) -> None:
@@ -510,6 +510,20 @@ class Store(CatalogueStore):
         sys.stderr.write(f"kg: {self.path} holds {len(partial)} graph(s) of a load in progress or cut short "
                          f"(first: {partial[0].value}); reading the sources as the catalogue records them, "
                          f"as they were before that load (a cut-short load is cleared by the next `kg load`)\n")
+
+
+def _open_read_only(path: str, attempts: int = 5) -> ox.Store:
+    """A read-only view of the store. A writer at work may compact it while the view opens, deleting a
+    file the view was about to read ("No such file or directory" under "Corruption"): that is a race,
+    not damage, and another attempt a moment later finds the new files."""
+    for attempt in range(attempts):
+        try:
+            return ox.Store.read_only(path)
+        except (OSError, RuntimeError) as err:
+            if "No such file or directory" not in str(err) or attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def disk_full(err: Exception) -> bool:
