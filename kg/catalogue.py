@@ -39,7 +39,7 @@ import yaml
 from . import paths
 from .finishers import FINISHERS
 
-HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags", "unsupported"}
+HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "tags", "unsupported", "rates"}
 PARAM_KEYS = {"type", "default", "required", "doc", "min", "max", "choices"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -100,6 +100,7 @@ class NamedQuery:
     hide: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     unsupported: dict[str, str] = field(default_factory=dict)  # engine → why it computes this wrongly
+    rates: list[str] = field(default_factory=list)  # columns holding a proportion in [0, 1] (shown as percentages)
 
     @property
     def output_columns(self) -> list[str]:
@@ -308,7 +309,11 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
                        description=str(header.get("description", "")).strip(), params=params,
                        columns={str(k): str(v) for k, v in columns.items()}, derive=derive,
                        hide=list(header.get("hide") or []), tags=list(header.get("tags") or []),
-                       unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()})
+                       unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()},
+                       rates=[str(c) for c in (header.get("rates") or [])])
+    unknown_rates = [c for c in query.rates if c not in query.columns]
+    if unknown_rates:
+        raise CatalogueError(f"{path}: rates names column(s) the header does not declare: {', '.join(unknown_rates)}")
     check_consistency(query, deep)
     return query
 
