@@ -497,6 +497,8 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
         template = env.get_template("per-case/group.html")
         for group in site.groups():
             for section in group["sections"]:
+                if not section[2] and section[0] != "counted":
+                    continue  # nothing links to an empty list but the card's figure, which is the counted one
                 chunks = paginate(section[2])
                 for number, trials in enumerate(chunks, 1):
                     html = template.render(page="group", root="../", group=group, section=section, trials=trials,
