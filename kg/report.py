@@ -130,6 +130,71 @@ class Site:
             self._verdicts = rows
         return self._verdicts
 
+    def compare_grid(self, row: dict, baseline: str, candidate: str, replay_set: str | None) -> dict:
+        """The cases of one `compare` row (a grader kind and grader) × (baseline, candidate), each
+        cell the side's verdicts (linking to them), regressions first: regressed, new wrong answers,
+        improved, then baseline only, candidate only, excluded on a side (no eligible trial) and
+        unchanged. Which case regressed, improved or is a new wrong answer is the query's (its *_cases
+        lists); the rest are sorted by which side has verdicts and eligible trials, and `mismatch`
+        names any count that disagrees with the row's."""
+        sides: dict[str, dict[str, list]] = {}
+        for v in self.verdicts():
+            if (v["system"] in (baseline, candidate) and v["grader_kind"] == row["grader_kind"]
+                    and v["grader"] == row["grader"] and v["read_by"] in (None, "pass-at-k")
+                    and (replay_set is None or v["replay_set"] == replay_set)):
+                side = "baseline" if v["system"] == baseline else "candidate"
+                sides.setdefault(v["case"], {"baseline": [], "candidate": []})[side].append(v)
+        listed = {name: set(filter(None, (row.get(f"{name}_cases") or "").split(", ")))
+                  for name in ("regressed", "new_wrong_answer", "improved")}
+        order = ["regressed", "new wrong answer", "improved", "baseline only", "candidate only", "excluded", "unchanged"]
+        cases = []
+        for case, marks in sides.items():
+            for side in marks.values():
+                side.sort(key=lambda v: (v["trial"], v["assertion"]))
+            eligible = {side: any(v["status"] in ("passed", "failed") for v in vs) for side, vs in marks.items()}
+            if case in listed["regressed"]:
+                kind = "regressed"
+            elif case in listed["new_wrong_answer"]:
+                kind = "new wrong answer"
+            elif case in listed["improved"]:
+                kind = "improved"
+            elif not marks["candidate"]:
+                kind = "baseline only"
+            elif not marks["baseline"]:
+                kind = "candidate only"
+            elif not (eligible["baseline"] and eligible["candidate"]):
+                kind = "excluded"
+            else:
+                kind = "unchanged"
+            cases.append({"case": case, "kind": kind, **marks})
+        cases.sort(key=lambda c: (order.index(c["kind"]), self.label(c["case"])))
+        counts = {kind: sum(c["kind"] == kind for c in cases) for kind in order}
+        mismatch = [f"{column} {row.get(column)} but {counts[kind]} listed"
+                    for kind, column in (("baseline only", "baseline_only"), ("candidate only", "candidate_only"),
+                                         ("excluded", "excluded_cases"))
+                    if row.get(column) is not None and row.get(column) != counts[kind]]
+        return {"cases": cases, "counts": counts, "mismatch": mismatch}
+
+    def trend(self) -> list[dict]:
+        """pass@1 over runs: per replay set, grader kind and grader, each system's figure in the order
+        its runs began (system-runs' first_date), for the pass-rate trend chart. Systems without dated
+        results are left out (no time to place them at) and counted in `undated`."""
+        dates = {(r["replay_set"], r["system"]): r["first_date"] for r in self.query("system-runs").rows}
+        series: dict[tuple, dict] = {}
+        for r in self.query("pass-at-k", k=self.k).rows:
+            key = (r["replay_set"], r["grader_kind"], r["grader"])
+            entry = series.setdefault(key, {"replay_set": key[0], "grader_kind": key[1], "grader": key[2],
+                                            "points": [], "undated": 0})
+            when = dates.get((r["replay_set"], r["system"]))
+            if when and r["pass_at_1"] is not None:
+                entry["points"].append({"date": when, "system": r["system"], "value": r["pass_at_1"],
+                                        "passed": r["passed_at_1"], "cases": r["cases_at_1"]})
+            else:
+                entry["undated"] += 1
+        for entry in series.values():
+            entry["points"].sort(key=lambda point: point["date"])
+        return [e for _, e in sorted(series.items(), key=lambda item: tuple(str(x) for x in item[0]))]
+
     def all_cases(self) -> list[dict]:
         """Every case a page is written for: the `cases` query's rows, then each case only verdicts
         name (an EARL report's earl:test of no loaded replay set), with its id and nothing else known."""
@@ -330,18 +395,38 @@ class Site:
             grid.setdefault(tuple(row[k] for k in keys), {})[row[column]] = row[value]
         return {"columns": columns, "rows": [(key, cells) for key, cells in grid.items()]}
 
-    def trend_chart(self, name: str, points: list[tuple[str, float]], title: str, root: str = "") -> Markup:
+    def trend_chart(self, name: str, points: list, title: str, root: str = "") -> Markup:
+        """A line over time: `points` are (time, value) pairs, or dicts with date, value and, for the
+        labels, system, passed and cases. The axis is fitted to the data and its scale said."""
+        points = [p if isinstance(p, dict) else {"date": p[0], "value": p[1]} for p in points]
+        if not points:
+            self.undrawn[name] = "no dated point"
+            return Markup(f'<p class="chart-not-drawn" role="note"><strong>{escape(title)}: not drawn</strong> — '
+                          f'no dated point to place on a time line.</p>')
+        top = max(p["value"] for p in points)
+        limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
+
+        def tag(p):
+            return " ".join(x for x in (self.label(p.get("system")) if p.get("system") else "",
+                                        f"{p['passed']}/{p['cases']}" if p.get("cases") is not None else "") if x)
+
         def draw(plt):
-            fig, ax = plt.subplots(figsize=(7.5, 2.6))
-            ax.plot(range(len(points)), [v for _, v in points], marker="o", color="#4c72b0")
-            ax.set_xticks(range(len(points)), [t[:16].replace("T", " ") for t, _ in points], rotation=30,
+            fig, ax = plt.subplots(figsize=(7.5, 2.8))
+            xs = list(range(len(points)))
+            ax.plot(xs, [p["value"] for p in points], marker="o", color="#4c72b0")
+            for x, p in zip(xs, points):
+                ax.annotate(f"{pct(p['value'])} {tag(p)}".strip(), (x, p["value"]), xytext=(0, 6),
+                            textcoords="offset points", fontsize=7, ha="center")
+            ax.set_xticks(xs, [str(p["date"])[:16].replace("T", " ") for p in points], rotation=30,
                           fontsize=7, ha="right")
-            ax.set_ylim(0, 1)
+            ax.set_ylim(0, limit * 1.08)
+            ax.yaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
+            ax.set_ylabel(f"scale 0–{pct(limit, 0)}", fontsize=8)
             ax.set_title(title, fontsize=10)
             ax.grid(alpha=0.3)
             fig.tight_layout()
             return fig
-        alt = f"{title}: " + "; ".join(f"{t} {pct(v)}" for t, v in points)
+        alt = f"{title}: " + "; ".join(f"{p['date']} {pct(p['value'])} {tag(p)}".strip() for p in points)
         return self.chart(name, draw, alt, root)
 
 
