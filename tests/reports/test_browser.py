@@ -270,7 +270,7 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
         done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
         assert done.returncode == 0, done.stderr
         rows = json.loads(done.stdout)
-        assert rows and len(section.query_selector_all("tbody tr")) == len(rows)
+        assert rows and len(section.query_selector_all("table.compare-summary tbody tr")) == len(rows)
         for row in rows:
             selector = f'tr[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]'
             cells = {c.get_attribute("data-field"): c.inner_text().strip()
@@ -407,3 +407,35 @@ def test_the_menu_lists_the_catalogue(site, page):
     assert sorted(names) == sorted(catalogue.load())
     page.click("#catalogue a >> text=pass-at-k")
     assert "pass-at-k" in page.locator("h1").inner_text()
+
+
+def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verdict(site, page, tmp_path):
+    """Issue 19: per grader kind, the regressed cases of kg compare --format json head the grid."""
+    _, base = site
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
+    page.goto(urljoin(base, "compare.html"))
+    section = page.locator('section.comparison[data-replay-set$="/cubby-routing"]')
+    baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
+    done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
+    rows = [r for r in json.loads(done.stdout) if r["status"] == "compared"]
+    assert any(r["regressed"] for r in rows)
+    for row in rows:
+        grid = section.locator(f'table.compare-grid[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]')
+        changes = grid.locator("tbody tr").evaluate_all("rs => rs.map(r => r.getAttribute('data-change'))")
+        assert changes[:row["regressed"]] == ["regressed"] * row["regressed"]
+        assert sorted(grid.locator('tbody tr[data-change="regressed"]').evaluate_all(
+            "rs => rs.map(r => r.getAttribute('data-case'))")) == sorted(filter(None, (row["regressed_cases"] or "").split(", ")))
+        for change, column in (("improved", "improved"), ("baseline only", "baseline_only"), ("candidate only", "candidate_only")):
+            assert grid.locator(f'tbody tr[data-change="{change}"]').count() == row[column], (row["grader_kind"], change)
+    assert section.locator("[role=alert]").count() == 0
+    # a regressed case's candidate mark leads to that verdict
+    mark = section.locator('tr[data-change="regressed"] td[data-side="candidate"] a.mark').first
+    status, trial = mark.get_attribute("data-status"), mark.get_attribute("data-trial")
+    mark.click()
+    row = page.locator(f"tr#{urlparse(page.url).fragment}")
+    assert (row.get_attribute("data-system"), row.get_attribute("data-status"), row.get_attribute("data-trial")) == (
+        candidate, status, trial)
+    # the pass-rate trend over runs is drawn
+    page.goto(urljoin(base, "compare.html"))
+    assert page.locator('img.chart[src*="trend-"]').count() >= 2
