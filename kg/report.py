@@ -523,7 +523,7 @@ CONTEXT: dict[str, tuple[type | tuple, str]] = {
     "nav": (list, "the menu: (page, title) pairs, pages/ templates first, then the query catalogue"),
     "catalogue": (list, "every named query (catalogue.NamedQuery), by name, for the menu's catalogue page"),
     "compare_pairs": (list, "(baseline IRI, candidate IRI) pairs asked for with kg report --compare"),
-    "page": (str, "the page being rendered: a pages/ name, or case, group, matrix, query, catalogue"),
+    "page": (str, "the page being rendered: a pages/ name, or case, group, matrix, query, queries/index"),
     "root": (str, "the relative path from this page to the site's root: '' or '../'"),
 }
 # what each kind of page receives besides CONTEXT
@@ -539,6 +539,39 @@ PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
     "query": {"q": ("NamedQuery", "the query: name, summary, description, params, columns, text")},
     "catalogue": {},
 }
+
+
+# names a caller may add (render_site's `extra`), documented with the page that reads them
+OPTIONAL_CONTEXT: dict[str, tuple[type | tuple, str]] = {
+    "trend": (list, "coverage page under kg report coverage: (time, class coverage rate) of past snapshots"),
+}
+
+
+class ContextError(TypeError):
+    """A template was given a context that breaks the documented contract (CONTEXT, PAGE_CONTEXT)."""
+
+
+def check_context(kind: str, context: dict[str, Any]) -> None:
+    """Refuses a context with a name the contract does not document, without one it promises, or with
+    a value of another type than documented. Run on every render, so the contract cannot drift."""
+    promised = {**CONTEXT, **PAGE_CONTEXT.get(kind, {})}
+    allowed = {**promised, **OPTIONAL_CONTEXT}
+    unknown = sorted(set(context) - set(allowed))
+    missing = sorted(set(promised) - set(context))
+    if unknown or missing:
+        raise ContextError(f"template context of a {kind} page: undocumented {unknown}, missing {missing}")
+    for name, value in context.items():
+        kind_ = allowed[name][0]
+        ok = (callable(value) if kind_ == "callable" else type(value).__name__ == kind_ if isinstance(kind_, str)
+              else isinstance(value, kind_) and not (kind_ is int and isinstance(value, bool)))
+        if not ok:
+            raise ContextError(f"template context of a {kind} page: {name} is a {type(value).__name__}, "
+                               f"documented as {kind_ if isinstance(kind_, str) else kind_.__name__}")
+
+
+def _render(template, kind: str, **context) -> str:
+    check_context(kind, context)
+    return template.render(**context)
 
 
 def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] | None = None,
@@ -565,7 +598,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     common["nav"] = navigation(names, env) + ([("queries/index", "Queries")] if full else [])
     for name in names:
         template = env.get_template(f"pages/{name}.html")
-        written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
+        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
     if site.case_pages:
         template = env.get_template("per-case/case.html")
         verdicts: dict[str, list] = {}
@@ -575,7 +608,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
         for row in site.query("situation-check").rows:
             situations.setdefault(row["case"], []).append(row)
         for case in site.all_cases():
-            html = template.render(page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
+            html = _render(template, "case", page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
                                    situations=situations.get(case["case"], []), **common)
             written.append(_write(out / "cases" / f"{slug(case['case'])}.html", html))
     if full and "per-case/group.html" in env.list_templates():
@@ -586,23 +619,24 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
                     continue  # nothing links to an empty list but the card's figure, which is the counted one
                 chunks = paginate(section[2])
                 for number, trials in enumerate(chunks, 1):
-                    html = template.render(page="group", root="../", group=group, section=section, trials=trials,
+                    html = _render(template, "group", page="group", root="../", group=group, section=section, trials=trials,
                                            number=number, pages=len(chunks), **common)
                     written.append(_write(out / "groups" / page_file(f"{group['slug']}-{section[0]}", number), html))
     if full and "per-case/matrix.html" in env.list_templates():
         template = env.get_template("per-case/matrix.html")
         for number in range(2, site.matrix()["pages"] + 1):
             written.append(_write(out / "matrix" / f"page-{number}.html",
-                                  template.render(page="matrix", root="../", number=number, **common)))
+                                  _render(template, "matrix", page="matrix", root="../", number=number, **common)))
     query_page = env.get_template("_query.html")
     shown = site.entries if full else site.used
     for name, q in sorted(shown.items()):
         written.append(_write(out / "queries" / f"{name}.html",
-                              query_page.render(page="query", root="../", q=q, **common)))
+                              _render(query_page, "query", page="query", root="../", q=q, **common)))
         _write(out / "queries" / f"{name}.rq", q.text)
     if full:
         written.append(_write(out / "queries" / "index.html",
-                              env.get_template("_catalogue.html").render(page="queries/index", root="../", **common)))
+                              _render(env.get_template("_catalogue.html"), "catalogue", page="queries/index", root="../",
+                                      **common)))
     site.write_data()
     return written
 
