@@ -341,7 +341,8 @@ class Site:
             ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
             zeros = [y for y, v in zip(ys, values) if v == 0]
             if zeros:  # a bar of 0 has no width: a mark shows it is there, and is 0
-                ax.plot([0] * len(zeros), zeros, marker="|", markersize=14, color="#c62828", linestyle="none")
+                ax.plot([0] * len(zeros), zeros, marker="D", markersize=6, color="#c62828", linestyle="none",
+                        clip_on=False, zorder=5)
             for y, r in zip(ys, shown):
                 ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5), textcoords="offset points",
                             fontsize=7, va="bottom")
@@ -519,7 +520,7 @@ CONTEXT: dict[str, tuple[type | tuple, str]] = {
     "generated_at": (str, "when the site was rendered, ISO 8601 UTC"),
     "k": (int, "the k of pass@k and pass^k: given with kg report -k, else adapted to the data (adapted_k)"),
     "k_given": (bool, "whether k was given by the user"),
-    "k_most": (int, "the most eligible trials any case has for one system, grader and kind"),
+    "k_most": (int, "the most eligible trials any case has for one system, grader and kind (0 when not computed: a render of chosen pages)"),
     "nav": (list, "the menu: (page, title) pairs, pages/ templates first, then the query catalogue"),
     "catalogue": (list, "every named query (catalogue.NamedQuery), by name, for the menu's catalogue page"),
     "compare_pairs": (list, "(baseline IRI, candidate IRI) pairs asked for with kg report --compare"),
@@ -584,11 +585,10 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     site = Site(backend, out, prefixes, params)
     full = pages is None
     site.case_pages = full and "per-case/case.html" in env.list_templates()
-    most = 0
-    if not site.k_given:
-        site.k, most = adapted_k(site)
-    else:
-        most = adapted_k(site)[1]
+    most = 0  # not computed for a render of chosen pages (kg report coverage): it reads every verdict
+    if full:
+        adapted, most = adapted_k(site)
+        site.k = site.k if site.k_given else adapted
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.k, k_given=site.k_given, k_most=most, catalogue=[site.entries[n] for n in sorted(site.entries)],
