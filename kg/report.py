@@ -59,6 +59,7 @@ class Site:
         self._cases_with_pages: set[str] | None = None
         self._all_cases: list[dict] | None = None
         self._verdicts: list[dict] | None = None
+        self._groups: dict[int, list[dict]] = {}
         self._data_files: dict[tuple, str] = {}  # (query, params) -> data/<file> stem of its CSV and JSON
         self.k = self.params.get("k") or 3
         self.k_given = self.params.get("k") is not None
@@ -216,6 +217,8 @@ class Site:
         reason, as `sections`: (key, title, trials) where a trial is the verdict of one case and
         trial index, with its assertions. The counts agree with the row's by construction of the same
         verdict layer; `mismatch` lists any that do not, and the page says so."""
+        if self.k in self._groups:
+            return self._groups[self.k]
         by_key: dict[tuple, dict[tuple, list]] = {}
         for v in self.verdicts():
             if v["read_by"] not in (None, "pass-at-k"):
@@ -244,6 +247,7 @@ class Site:
                 if listed != row[f"excluded_{reason}"]:
                     mismatch.append(f"excluded_{reason} {row[f'excluded_{reason}']} but {listed} listed")
             groups.append({"row": row, "slug": group_slug(*key), "sections": sections, "mismatch": mismatch})
+        self._groups[self.k] = groups
         return groups
 
     @property
