@@ -54,7 +54,8 @@ class Site:
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
         self.cache = AnswerCache.for_store(backend)
-        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
+        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn (a drawing fault)
+        self.empty: dict[str, str] = {}  # chart name -> why the data gives it nothing to draw
         self.case_pages = False  # whether this render writes a page per case (render_site sets it)
         self._cases_with_pages: set[str] | None = None
         self._all_cases: list[dict] | None = None
@@ -327,8 +328,8 @@ class Site:
         missing = [r[label] for r in rows if r.get(value) is None]
         if not shown:
             reason = empty or "no row has a value to draw"
-            self.undrawn[name] = reason
-            return Markup(f'<p class="chart-not-drawn" role="note"><strong>{escape(title)}: not drawn</strong> — '
+            self.empty[name] = reason
+            return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
                           f'{escape(reason)}.</p>')
         top = max(max(r[value], r.get(high) if r.get(high) is not None else r[value]) for r in shown)
         limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
@@ -405,8 +406,8 @@ class Site:
         labels, system, passed and cases. The axis is fitted to the data and its scale said."""
         points = [p if isinstance(p, dict) else {"date": p[0], "value": p[1]} for p in points]
         if not points:
-            self.undrawn[name] = "no dated point"
-            return Markup(f'<p class="chart-not-drawn" role="note"><strong>{escape(title)}: not drawn</strong> — '
+            self.empty[name] = "no dated point"
+            return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
                           f'no dated point to place on a time line.</p>')
         top = max(p["value"] for p in points)
         limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
