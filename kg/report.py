@@ -455,8 +455,9 @@ def group_slug(replay_set, system, grader_kind, grader) -> str:
     return f"{tail}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
 
-def paginate(items: list, size: int = PAGE_ROWS) -> list[list]:
-    """`items` in pages of `size` (one empty page for none)."""
+def paginate(items: list, size: int | None = None) -> list[list]:
+    """`items` in pages of `size` (PAGE_ROWS by default; one empty page for none)."""
+    size = size or PAGE_ROWS
     return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
 
 

@@ -74,3 +74,24 @@ def test_rates_are_the_ones_queries_declare(rendered):
     assert cells["pass_at_1"].endswith("%") and not cells["cases_at_1"].endswith("%")
     templates = (ROOT / "reports" / "_table.html").read_text(encoding="utf-8")
     assert "startswith(\"pass_at_\")" not in templates  # no rate guessed from a column's name
+
+
+def test_long_lists_are_split_over_pages(tmp_path, monkeypatch):
+    """A big estate's matrix and card lists are paginated, not one page: with a page size of 1, the
+    plain EARL fixture's 3 cases make 3 matrix pages and Beta's 2 counted trials 2 list pages."""
+    monkeypatch.setattr(report, "MATRIX_CASES", 1)
+    monkeypatch.setattr(report, "PAGE_ROWS", 1)
+    store = Store(tmp_path / "store")
+    assert all(o.status == "loaded" for o in ingest.load(store, [ROOT / "tests" / "reports" / "plain.earl.ttl"]))
+    out = tmp_path / "site"
+    report.render_site(store, out, _prefixes(store), params={"k": None, "compare": []})
+    assert sorted(p.name for p in (out / "matrix").glob("*.html")) == ["page-2.html", "page-3.html"]
+    results = (out / "results.html").read_text(encoding="utf-8")
+    assert results.count('<tr data-split=') == 1 and 'href="matrix/page-3.html"' in results
+    beta = sorted(p.name for p in (out / "groups").glob("beta-*-counted*.html"))
+    assert len(beta) == 2 and beta[0].endswith("-counted-2.html") and beta[1].endswith("-counted.html")
+    second = (out / "groups" / beta[0]).read_text(encoding="utf-8")
+    assert "page 2 of 2" in second and second.count('<tr data-status=') == 1
+    # alpha: t1 passed and t2 failed are counted; t3 inapplicable is listed apart, and has its own list
+    alpha = {p.name.split("-", 3)[-1] for p in (out / "groups").glob("alpha-*.html")}
+    assert alpha == {"counted.html", "counted-2.html", "excluded-inapplicable.html"}
