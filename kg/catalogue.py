@@ -126,6 +126,12 @@ class NamedQuery:
     unsupported: dict[str, str] = field(default_factory=dict)  # engine → why it computes this wrongly
 
     @property
+    def rate_columns(self) -> list[str]:
+        """Every column holding a proportion in [0, 1] or a difference of two (a rate and its
+        interval's bounds), shown as percentages on pages."""
+        return [c for r in self.rates.values() for c in (r.column, r.low, r.high) if c]
+
+    @property
     def output_columns(self) -> list[str]:
         return [c for c in self.columns if c not in self.hide]
 

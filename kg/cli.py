@@ -722,11 +722,15 @@ def _protected(store_path) -> dict[str, Path]:
 @cli.group(invoke_without_command=True)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help=f"Where to write the site (default {report_module.DEFAULT_OUT}).")
-@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
-              help="The k of pass@k and pass^k (at least 1).")
+@click.option("-k", "k", type=click.IntRange(min=1), default=None,
+              help="The k of pass@k and pass^k (at least 1). Default 3, or the most eligible trials any case "
+                   "has (per system, grader and kind) when that is fewer.")
+@click.option("--compare", "compare_pairs", nargs=2, multiple=True, metavar="BASELINE CANDIDATE",
+              help="Also compare these two systems on the compare page (repeatable); the latest two per replay "
+                   "set are always compared.")
 @store_option
 @click.pass_context
-def report(ctx, out, k, store_path):
+def report(ctx, out, k, compare_pairs, store_path):
     """Render the HTML report: a static site of every page, from the named queries.
 
     The site is self-contained (no network, no CDN): open its index.html from disk or
@@ -736,6 +740,7 @@ def report(ctx, out, k, store_path):
     Examples:
       kg report                          # build/report/index.html
       kg report --out /srv/www/kg -k 2
+      kg report --compare cubby@1.4.0 cubby@1.5.0-rc1
       kg report coverage --history coverage-history --fail-under 90
     """
     ctx.ensure_object(dict)
@@ -745,8 +750,9 @@ def report(ctx, out, k, store_path):
     target = Path(out or report_module.DEFAULT_OUT)
     report_module.check_out(target.absolute(), _protected(store_path))  # before any work: refused at once
     store = _open(store_path, read_only=True)
+    pairs = [tuple(_system_iri(store, name) for name in pair) for pair in compare_pairs]
     report_module.publish(target, lambda folder: report_module.render_site(
-        store, folder, _prefixes(store), params={"k": k}), _protected(store_path))
+        store, folder, _prefixes(store), params={"k": k, "compare": pairs}), _protected(store_path))
     click.echo(f"report written: {(target / 'index.html').absolute()}")
 
 

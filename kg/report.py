@@ -26,13 +26,25 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import catalogue, paths
+from . import catalogue, output, paths
 from .cache import AnswerCache
 from .errors import OutputUnwritable, UsageError
 from .output import shorten
 from .terms import PREFIXES
 
 DEFAULT_OUT = "build/report"
+PAGE_ROWS = 500  # rows per page of a verdict list; a longer list is split over numbered pages
+MATRIX_CASES = 200  # cases per page of the cases × systems matrix
+# the reasons a trial is left out of pass@k, as the verdict layer classes them (pass-at-k's excluded_* columns)
+EXCLUSIONS = {"grader": "grader failure", "environment": "environment failure", "unexplained": "unexplained cantTell",
+              "inapplicable": "inapplicable", "untested": "untested", "other": "not an EARL outcome",
+              "conflicting": "conflicting verdicts",
+              "not_preregistered": "judged against criteria not registered before the run (J2)"}
+
+
+def status_of(reason: str) -> str:
+    """The verdict layer's status for an excluded_<reason> column: not_preregistered → not-preregistered."""
+    return reason.replace("_", "-")
 
 
 class Site:
@@ -49,9 +61,16 @@ class Site:
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
         self.cache = AnswerCache.for_store(backend)
-        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn
+        self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn (a drawing fault)
+        self.empty: dict[str, str] = {}  # chart name -> why the data gives it nothing to draw
         self.case_pages = False  # whether this render writes a page per case (render_site sets it)
         self._cases_with_pages: set[str] | None = None
+        self._all_cases: list[dict] | None = None
+        self._verdicts: list[dict] | None = None
+        self._groups: dict[int, list[dict]] = {}
+        self._data_files: dict[tuple, str] = {}  # (query, params) -> data/<file> stem of its CSV and JSON
+        self.k = self.params.get("k") or 3
+        self.k_given = self.params.get("k") is not None
 
     def query(self, name: str, **params) -> catalogue.Result:
         key = (name, tuple(sorted(params.items())))
@@ -60,6 +79,184 @@ class Site:
             self.used[name] = q
             self._results[key] = catalogue.run(q, self.backend, params, cache=self.cache)
         return self._results[key]
+
+    def data_file(self, result) -> str | None:
+        """The stem (under data/) of the CSV and JSON holding the rows of `result` exactly as
+        `kg query NAME -p … --format csv|json` prints them; for a table built from some of a query's
+        rows, the file of that query's full answer when the report ran it with one set of parameters
+        (None when it ran it with several, or not at all)."""
+        key = self._key(result)
+        if key is None:
+            return None
+        if key not in self._data_files:
+            name, params = key
+            stem = name if not params else f"{name}--" + hashlib.sha256(
+                json.dumps(params, default=str).encode()).hexdigest()[:10]
+            self._data_files[key] = stem
+        return self._data_files[key]
+
+    def _key(self, result) -> tuple | None:
+        for key, r in self._results.items():
+            if r is result:
+                return key
+        name = result["query"].name if isinstance(result, dict) else getattr(result.query, "name", None)
+        keys = [key for key in self._results if key[0] == name]
+        return keys[0] if len(keys) == 1 else None
+
+    def is_partial(self, result) -> bool:
+        """Whether a table shows some of its query's rows (a filtered dict), not the answer itself."""
+        return not any(r is result for r in self._results.values())
+
+    def data_params(self, result) -> str:
+        """The -p options that rerun the query of `result` with the report's parameters."""
+        key = self._key(result)
+        return "".join(f" -p {name}={value}" for name, value in key[1]) if key else ""
+
+    def write_data(self) -> list[Path]:
+        """Writes data/<stem>.csv and .json for every result a table linked, with kg query's renderer."""
+        written = []
+        for key, stem in sorted(self._data_files.items(), key=lambda item: item[1]):
+            result = self._results[key]
+            for fmt in ("csv", "json"):
+                written.append(_write(self.out / "data" / f"{stem}.{fmt}",
+                                      output.render(result.columns, result.rows, fmt)))
+        return written
+
+    # ── the verdicts behind every figure ──
+    def verdicts(self) -> list[dict]:
+        """The verdicts query's rows (one per current assertion), each with where it came from
+        (verdict-sources: file, node, grader implementation, criterion digest, supersession, which
+        query counts it) and its place in the site: `anchor` on its case page and `href` from the root."""
+        if self._verdicts is None:
+            sources = {r["assertion"]: r for r in self.query("verdict-sources").rows}
+            blank = dict.fromkeys(self.query("verdict-sources").columns)
+            rows = []
+            for v in self.query("verdicts").rows:
+                row = {**blank, **sources.get(v["assertion"], {}), **v}
+                row["anchor"] = anchor(v["case"], v["system"], v["trial"], v["grader"], v["grader_kind"], v["assertion"])
+                row["href"] = f"cases/{slug(v['case'])}.html#{row['anchor']}"
+                rows.append(row)
+            self._verdicts = rows
+        return self._verdicts
+
+    def compare_grid(self, row: dict, baseline: str, candidate: str, replay_set: str | None) -> dict:
+        """The cases of one `compare` row (a grader kind and grader) × (baseline, candidate), each
+        cell the side's verdicts (linking to them), regressions first: regressed, new wrong answers,
+        improved, then baseline only, candidate only, excluded on a side (no eligible trial) and
+        unchanged. Which case regressed, improved or is a new wrong answer is the query's (its *_cases
+        lists); the rest are sorted by which side has verdicts and eligible trials, and `mismatch`
+        names any count that disagrees with the row's."""
+        sides: dict[str, dict[str, list]] = {}
+        for v in self.verdicts():
+            if (v["system"] in (baseline, candidate) and v["grader_kind"] == row["grader_kind"]
+                    and v["grader"] == row["grader"] and v["read_by"] in (None, "pass-at-k")
+                    and (replay_set is None or v["replay_set"] == replay_set)):
+                side = "baseline" if v["system"] == baseline else "candidate"
+                sides.setdefault(v["case"], {"baseline": [], "candidate": []})[side].append(v)
+        listed = {name: set(filter(None, (row.get(f"{name}_cases") or "").split(", ")))
+                  for name in ("regressed", "new_wrong_answer", "improved")}
+        order = ["regressed", "new wrong answer", "improved", "baseline only", "candidate only", "excluded", "unchanged"]
+        cases = []
+        for case, marks in sides.items():
+            for side in marks.values():
+                side.sort(key=lambda v: (v["trial"], v["assertion"]))
+            eligible = {side: any(v["status"] in ("passed", "failed") for v in vs) for side, vs in marks.items()}
+            if case in listed["regressed"]:
+                kind = "regressed"
+            elif case in listed["new_wrong_answer"]:
+                kind = "new wrong answer"
+            elif case in listed["improved"]:
+                kind = "improved"
+            elif not marks["candidate"]:
+                kind = "baseline only"
+            elif not marks["baseline"]:
+                kind = "candidate only"
+            elif not (eligible["baseline"] and eligible["candidate"]):
+                kind = "excluded"
+            else:
+                kind = "unchanged"
+            cases.append({"case": case, "kind": kind, **marks})
+        cases.sort(key=lambda c: (order.index(c["kind"]), self.label(c["case"])))
+        counts = {kind: sum(c["kind"] == kind for c in cases) for kind in order}
+        mismatch = [f"{column} {row.get(column)} but {counts[kind]} listed"
+                    for kind, column in (("baseline only", "baseline_only"), ("candidate only", "candidate_only"),
+                                         ("excluded", "excluded_cases"))
+                    if row.get(column) is not None and row.get(column) != counts[kind]]
+        return {"cases": cases, "counts": counts, "mismatch": mismatch}
+
+    def trend(self) -> list[dict]:
+        """pass@1 over runs: per replay set, grader kind and grader, each system's figure in the order
+        its runs began (system-runs' first_date), for the pass-rate trend chart. Systems without dated
+        results are left out (no time to place them at) and counted in `undated`."""
+        dates = {(r["replay_set"], r["system"]): r["first_date"] for r in self.query("system-runs").rows}
+        series: dict[tuple, dict] = {}
+        for r in self.query("pass-at-k", k=self.k).rows:
+            key = (r["replay_set"], r["grader_kind"], r["grader"])
+            entry = series.setdefault(key, {"replay_set": key[0], "grader_kind": key[1], "grader": key[2],
+                                            "points": [], "undated": 0})
+            when = dates.get((r["replay_set"], r["system"]))
+            if when and r["pass_at_1"] is not None:
+                entry["points"].append({"date": when, "system": r["system"], "value": r["pass_at_1"],
+                                        "passed": r["passed_at_1"], "cases": r["cases_at_1"]})
+            else:
+                entry["undated"] += 1
+        for entry in series.values():
+            entry["points"].sort(key=lambda point: point["date"])
+        return [e for _, e in sorted(series.items(), key=lambda item: tuple(str(x) for x in item[0]))]
+
+    def all_cases(self) -> list[dict]:
+        """Every case a page is written for: the `cases` query's rows, then each case only verdicts
+        name (an EARL report's earl:test of no loaded replay set), with its id and nothing else known."""
+        if self._all_cases is None:
+            result = self.query("cases")
+            cases = list(result.rows)
+            known = {c["case"] for c in cases}
+            for v in self.verdicts():
+                if v["case"] not in known:
+                    known.add(v["case"])
+                    cases.append(dict(dict.fromkeys(result.columns), case=v["case"],
+                                      case_id=v["case_id"] or self.label(v["case"]),
+                                      replay_set=None))
+            self._all_cases = cases
+        return self._all_cases
+
+    def groups(self) -> list[dict]:
+        """Each pass-at-k row (a card) with the verdicts it counts and the ones it leaves out, by
+        reason, as `sections`: (key, title, trials) where a trial is the verdict of one case and
+        trial index, with its assertions. The counts agree with the row's by construction of the same
+        verdict layer; `mismatch` lists any that do not, and the page says so."""
+        if self.k in self._groups:
+            return self._groups[self.k]
+        by_key: dict[tuple, dict[tuple, list]] = {}
+        for v in self.verdicts():
+            if v["read_by"] not in (None, "pass-at-k"):
+                continue
+            key = (v["replay_set"], v["system"], v["grader_kind"], v["grader"])
+            by_key.setdefault(key, {}).setdefault((v["case"], v["trial"]), []).append(v)
+        groups = []
+        for row in self.query("pass-at-k", k=self.k).rows:
+            key = (row["replay_set"], row["system"], row["grader_kind"], row["grader"])
+            trials = [{"case": c, "trial": t, "status": vs[0]["status"], "verdicts": vs}
+                      for (c, t), vs in sorted(by_key.get(key, {}).items(), key=lambda i: (i[0][0], i[0][1]))]
+            counted = [t for t in trials if t["trial"] == 0 and t["status"] in ("passed", "failed")]
+            sections = [("counted", "counted in pass@1: trial 0 eligible", counted),
+                        ("later", "eligible trials after trial 0 (counted in pass@k and pass^k)",
+                         [t for t in trials if t["trial"] != 0 and t["status"] in ("passed", "failed")])]
+            for reason in EXCLUSIONS:
+                sections.append((f"excluded-{reason}", f"excluded: {EXCLUSIONS[reason]}",
+                                 [t for t in trials if t["status"] == status_of(reason)]))
+            mismatch = []
+            if len(counted) != row["cases_at_1"]:
+                mismatch.append(f"cases_at_1 {row['cases_at_1']} but {len(counted)} trial-0 verdicts listed")
+            if sum(t["status"] == "passed" for t in counted) != row["passed_at_1"]:
+                mismatch.append("passed_at_1 differs from the passed trial-0 verdicts listed")
+            for reason in EXCLUSIONS:
+                listed = sum(t["status"] == status_of(reason) for t in trials)
+                if listed != row[f"excluded_{reason}"]:
+                    mismatch.append(f"excluded_{reason} {row[f'excluded_{reason}']} but {listed} listed")
+            groups.append({"row": row, "slug": group_slug(*key), "sections": sections, "mismatch": mismatch})
+        self._groups[self.k] = groups
+        return groups
 
     @property
     def labels(self) -> dict[str, str]:
@@ -83,12 +280,11 @@ class Site:
 
     def has_case_page(self, iri: str | None) -> bool:
         """Whether cases/<slug>.html is written for this case: a page per case is written for each
-        row of the `cases` query, so a case only other data names (a verdict on a test no loaded
-        set describes) is shown without a link rather than with a link to nothing."""
+        case of all_cases(): the `cases` query's and every case a verdict names."""
         if not self.case_pages or iri is None:
             return False
         if self._cases_with_pages is None:
-            self._cases_with_pages = {row["case"] for row in self.query("cases").rows}
+            self._cases_with_pages = {row["case"] for row in self.all_cases()}
         return iri in self._cases_with_pages
 
     def label(self, iri: str | None) -> str:
@@ -129,47 +325,76 @@ class Site:
         return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
 
     def rate_chart(self, name: str, rows: list[dict], label: str, value: str, low: str, high: str,
-                   title: str, root: str = "") -> Markup:
-        """Horizontal bars of a rate with its interval as error bars; rows without a value are
-        listed as "not computable" rather than drawn as 0."""
+                   title: str, root: str = "", count: str | None = None, total: str | None = None,
+                   empty: str | None = None) -> Markup:
+        """Horizontal bars of a rate with its interval as whiskers, each labelled with its value and,
+        given `count` and `total`, n/N; the axis fitted to the data (its scale said in the axis title);
+        a 0 drawn as a visible tick. Rows without a value are listed as "not computable" rather than
+        drawn as 0; with none to draw, the chart says why (`empty`) in its place."""
         shown = [r for r in rows if r.get(value) is not None]
         missing = [r[label] for r in rows if r.get(value) is None]
+        if not shown:
+            reason = empty or "no row has a value to draw"
+            self.empty[name] = reason
+            return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
+                          f'{escape(reason)}.</p>')
+        top = max(max(r[value], r.get(high) if r.get(high) is not None else r[value]) for r in shown)
+        limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
+
+        def fraction(r):
+            return f" ({r.get(count)}/{r.get(total)})" if count and total and r.get(total) is not None else ""
 
         def draw(plt):
-            fig, ax = plt.subplots(figsize=(7.5, 0.42 * max(len(shown), 1) + 1.1))
+            fig, ax = plt.subplots(figsize=(7.5, 0.42 * max(len(shown), 1) + 1.3))
             ys = list(range(len(shown)))
             values = [r[value] for r in shown]
             errors = [[r[value] - (r[low] if r.get(low) is not None else r[value]) for r in shown],
                       [(r[high] if r.get(high) is not None else r[value]) - r[value] for r in shown]]
             ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
+            zeros = [y for y, v in zip(ys, values) if v == 0]
+            if zeros:  # a bar of 0 has no width: a mark shows it is there, and is 0
+                ax.plot([0] * len(zeros), zeros, marker="D", markersize=6, color="#c62828", linestyle="none",
+                        clip_on=False, zorder=5)
+            for y, r in zip(ys, shown):
+                ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5), textcoords="offset points",
+                            fontsize=7, va="bottom")
             ax.set_yticks(ys, [r[label] for r in shown], fontsize=8)
             ax.invert_yaxis()
-            ax.set_xlim(0, 1)
+            ax.set_xlim(0, limit)
+            ax.xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
+            ax.set_xlabel(f"scale 0–{pct(limit, 0)}" + (" (fitted to the data)" if limit < 1 else ""), fontsize=8)
             ax.set_title(title, fontsize=10)
             ax.grid(axis="x", alpha=0.3)
             fig.tight_layout()
             return fig
-        alt = f"{title}: " + "; ".join(f"{r[label]} {pct(r[value])} (95% interval {pct(r.get(low))} to {pct(r.get(high))})"
-                                      for r in shown)
+        alt = f"{title}: " + "; ".join(f"{r[label]} {pct(r[value])}{fraction(r)} (95% interval {pct(r.get(low))} to "
+                                      f"{pct(r.get(high))})" for r in shown)
         if missing:
             alt += "; not computable: " + ", ".join(missing)
         return self.chart(name, draw, alt, root)
 
-    def matrix(self) -> dict:
+    def matrix(self, number: int = 1) -> dict:
         """Cases × systems, each cell the trials' current verdicts per grader kind, in the spirit of
-        W3C implementation reports."""
-        cases = self.query("cases").rows
-        verdicts = self.query("verdicts").rows
-        systems = sorted({v["system"] for v in verdicts})
+        W3C implementation reports (earl-report's table): page `number` of MATRIX_CASES cases, with
+        the systems that have a verdict on them (no empty columns). Every case a verdict names is a
+        row, in a replay set or not; each mark links to its verdict on the case's page."""
+        cases = self.all_cases()
+        verdicts = self.verdicts()
+        pages = max(1, -(-len(cases) // MATRIX_CASES))
+        shown = cases[(number - 1) * MATRIX_CASES: number * MATRIX_CASES]
+        wanted = {c["case"] for c in shown}
         cells: dict[tuple, dict[str, list]] = {}
         for v in verdicts:
-            cells.setdefault((v["case"], v["system"]), {}).setdefault(v["grader_kind"], []).append(v)
+            if v["case"] in wanted:
+                cells.setdefault((v["case"], v["system"]), {}).setdefault(v["grader_kind"], []).append(v)
         for marks in cells.values():
             for kind in marks:
                 marks[kind].sort(key=lambda v: (v["trial"], v["grader"] or ""))
-        return {"cases": cases, "systems": systems, "cells": cells,
-                "kinds": sorted({v["grader_kind"] for v in verdicts}),
-                "statuses": sorted({v["status"] for v in verdicts if v["status"]})}
+        on_page = [v for v in verdicts if v["case"] in wanted]
+        return {"cases": shown, "systems": sorted({case_system[1] for case_system in cells}), "cells": cells,
+                "kinds": sorted({v["grader_kind"] for v in on_page}),
+                "statuses": sorted({v["status"] for v in on_page if v["status"]}),
+                "number": number, "pages": pages, "total": len(cases)}
 
     @staticmethod
     def pivot(result: catalogue.Result, keys: list[str], column: str, value: str) -> dict:
@@ -183,18 +408,38 @@ class Site:
             grid.setdefault(tuple(row[k] for k in keys), {})[row[column]] = row[value]
         return {"columns": columns, "rows": [(key, cells) for key, cells in grid.items()]}
 
-    def trend_chart(self, name: str, points: list[tuple[str, float]], title: str, root: str = "") -> Markup:
+    def trend_chart(self, name: str, points: list, title: str, root: str = "") -> Markup:
+        """A line over time: `points` are (time, value) pairs, or dicts with date, value and, for the
+        labels, system, passed and cases. The axis is fitted to the data and its scale said."""
+        points = [p if isinstance(p, dict) else {"date": p[0], "value": p[1]} for p in points]
+        if not points:
+            self.empty[name] = "no dated point"
+            return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
+                          f'no dated point to place on a time line.</p>')
+        top = max(p["value"] for p in points)
+        limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
+
+        def tag(p):
+            return " ".join(x for x in (self.label(p.get("system")) if p.get("system") else "",
+                                        f"{p['passed']}/{p['cases']}" if p.get("cases") is not None else "") if x)
+
         def draw(plt):
-            fig, ax = plt.subplots(figsize=(7.5, 2.6))
-            ax.plot(range(len(points)), [v for _, v in points], marker="o", color="#4c72b0")
-            ax.set_xticks(range(len(points)), [t[:16].replace("T", " ") for t, _ in points], rotation=30,
+            fig, ax = plt.subplots(figsize=(7.5, 2.8))
+            xs = list(range(len(points)))
+            ax.plot(xs, [p["value"] for p in points], marker="o", color="#4c72b0")
+            for x, p in zip(xs, points):
+                ax.annotate(f"{pct(p['value'])} {tag(p)}".strip(), (x, p["value"]), xytext=(0, 6),
+                            textcoords="offset points", fontsize=7, ha="center")
+            ax.set_xticks(xs, [str(p["date"])[:16].replace("T", " ") for p in points], rotation=30,
                           fontsize=7, ha="right")
-            ax.set_ylim(0, 1)
+            ax.set_ylim(0, limit * 1.08)
+            ax.yaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
+            ax.set_ylabel(f"scale 0–{pct(limit, 0)}", fontsize=8)
             ax.set_title(title, fontsize=10)
             ax.grid(alpha=0.3)
             fig.tight_layout()
             return fig
-        alt = f"{title}: " + "; ".join(f"{t} {pct(v)}" for t, v in points)
+        alt = f"{title}: " + "; ".join(f"{p['date']} {pct(p['value'])} {tag(p)}".strip() for p in points)
         return self.chart(name, draw, alt, root)
 
 
@@ -202,6 +447,41 @@ def slug(iri: str) -> str:
     """A file name for a case page: readable tail plus a short hash, so two sets' "route-1" differ."""
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", iri.rstrip("/").rsplit("/", 1)[-1])[:60] or "case"
     return f"{tail}-{hashlib.sha256(iri.encode()).hexdigest()[:8]}"
+
+
+def anchor(*parts) -> str:
+    """The id of a verdict's row on its case page: a digest of what names it (system, case, trial,
+    grader, kind, assertion), so a link to it stays the same from one render to the next."""
+    return "v-" + hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
+
+
+def group_slug(replay_set, system, grader_kind, grader) -> str:
+    """A file name for the verdicts behind one card (one pass-at-k row)."""
+    tail = re.sub(r"[^A-Za-z0-9._@-]+", "-", f"{str(system).rsplit('/', 1)[-1]}-{grader_kind}")[:60]
+    key = "\x1f".join(str(x) for x in (replay_set, system, grader_kind, grader))
+    return f"{tail}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+
+
+def paginate(items: list, size: int | None = None) -> list[list]:
+    """`items` in pages of `size` (PAGE_ROWS by default; one empty page for none)."""
+    size = size or PAGE_ROWS
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def page_file(stem: str, number: int) -> str:
+    """Page 1 is stem.html, page n is stem-n.html."""
+    return f"{stem}.html" if number == 1 else f"{stem}-{number}.html"
+
+
+def adapted_k(site: "Site") -> tuple[int, int]:
+    """(k, most): the default k when none is given - 3, or the most eligible trials any case has
+    (per system, grader and kind) when that is fewer, so pass@k and pass^k have cases to read."""
+    trials: dict[tuple, set] = {}
+    for v in site.verdicts():
+        if v["status"] in ("passed", "failed"):
+            trials.setdefault((v["case"], v["system"], v["grader"], v["grader_kind"]), set()).add(v["trial"])
+    most = max((len(t) for t in trials.values()), default=0)
+    return (min(3, most) if most else 3), most
 
 
 def pct(value, digits: int = 1) -> str:
@@ -243,40 +523,134 @@ def page_names() -> list[str]:
     return sorted({p.stem for folder in paths.folders("reports") for p in (folder / "pages").glob("*.html")})
 
 
+# What every template receives (the template context contract). Each name, its type and what it
+# means; tests/reports/test_context.py renders each kind of page and checks the context against this.
+CONTEXT: dict[str, tuple[type | tuple, str]] = {
+    "site": ("Site", "the render: site.query(), site.verdicts(), site.matrix(n), site.groups(), charts, data_file()"),
+    "query": ("callable", "query(NAME, **params) -> catalogue.Result: a named query's rows (columns, rows, query)"),
+    "label": ("callable", "label(IRI) -> str: its skos:prefLabel, rdfs:label, dcterms:identifier or doap:name, else shortened"),
+    "short": ("callable", "short(IRI) -> str: the IRI with the store's prefixes"),
+    "generated_at": (str, "when the site was rendered, ISO 8601 UTC"),
+    "k": (int, "the k of pass@k and pass^k: given with kg report -k, else adapted to the data (adapted_k)"),
+    "k_given": (bool, "whether k was given by the user"),
+    "k_most": (int, "the most eligible trials any case has for one system, grader and kind (0 when not computed: a render of chosen pages)"),
+    "nav": (list, "the menu: (page, title) pairs, pages/ templates first, then the query catalogue"),
+    "catalogue": (list, "every named query (catalogue.NamedQuery), by name, for the menu's catalogue page"),
+    "compare_pairs": (list, "(baseline IRI, candidate IRI) pairs asked for with kg report --compare"),
+    "page": (str, "the page being rendered: a pages/ name, or case, group, matrix, query, queries/index"),
+    "root": (str, "the relative path from this page to the site's root: '' or '../'"),
+}
+# what each kind of page receives besides CONTEXT
+PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
+    "case": {"case": (dict, "the case: a row of the cases query, or for a case only verdicts name, its case and case_id"),
+             "verdicts": (list, "its verdicts: rows of the verdicts query joined with verdict-sources, each with anchor"),
+             "situations": (list, "its rows of the situation-check query")},
+    "group": {"group": (dict, "a card: row (the pass-at-k row), slug, sections (key, title, trials), mismatch"),
+              "section": (tuple, "the section shown: (key, title, trials)"),
+              "trials": (list, "this page's trials of the section: {case, trial, status, verdicts}"),
+              "number": (int, "this page's number, from 1"), "pages": (int, "the section's page count")},
+    "matrix": {"number": (int, "the matrix page's number, from 1")},
+    "query": {"q": ("NamedQuery", "the query: name, summary, description, params, columns, text")},
+    "catalogue": {},
+}
+
+
+# names a caller may add (render_site's `extra`), documented with the page that reads them
+OPTIONAL_CONTEXT: dict[str, tuple[type | tuple, str]] = {
+    "trend": (list, "coverage page under kg report coverage: (time, class coverage rate) of past snapshots"),
+}
+
+
+class ContextError(TypeError):
+    """A template was given a context that breaks the documented contract (CONTEXT, PAGE_CONTEXT)."""
+
+
+def check_context(kind: str, context: dict[str, Any]) -> None:
+    """Refuses a context with a name the contract does not document, without one it promises, or with
+    a value of another type than documented. Run on every render, so the contract cannot drift."""
+    promised = {**CONTEXT, **PAGE_CONTEXT.get(kind, {})}
+    allowed = {**promised, **OPTIONAL_CONTEXT}
+    unknown = sorted(set(context) - set(allowed))
+    missing = sorted(set(promised) - set(context))
+    if unknown or missing:
+        raise ContextError(f"template context of a {kind} page: undocumented {unknown}, missing {missing}")
+    for name, value in context.items():
+        kind_ = allowed[name][0]
+        ok = (callable(value) if kind_ == "callable" else type(value).__name__ == kind_ if isinstance(kind_, str)
+              else isinstance(value, kind_) and not (kind_ is int and isinstance(value, bool)))
+        if not ok:
+            raise ContextError(f"template context of a {kind} page: {name} is a {type(value).__name__}, "
+                               f"documented as {kind_ if isinstance(kind_, str) else kind_.__name__}")
+
+
+def _render(template, kind: str, **context) -> str:
+    check_context(kind, context)
+    return template.render(**context)
+
+
 def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] | None = None,
                 extra: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> list[Path]:
-    """Renders pages (templates under reports/pages/, all by default), a page per case when
-    reports/per-case/case.html exists and the case pages are asked for, and a page per query used."""
+    """Renders pages (templates under reports/pages/, all by default) and, with all pages, a page
+    per case (per-case/case.html), the verdicts behind each overview card (per-case/group.html,
+    paginated), the matrix's further pages, a page per catalogue query and the catalogue's list,
+    and the CSV and JSON of every table's query under data/."""
     env = environment()
     site = Site(backend, out, prefixes, params)
-    site.case_pages = pages is None and "per-case/case.html" in env.list_templates()
+    full = pages is None
+    site.case_pages = full and "per-case/case.html" in env.list_templates()
+    most = 0  # not computed for a render of chosen pages (kg report coverage): it reads every verdict
+    if full:
+        adapted, most = adapted_k(site)
+        site.k = site.k if site.k_given else adapted
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
-                  k=site.params.get("k", 3), **(extra or {}))
+                  k=site.k, k_given=site.k_given, k_most=most, catalogue=[site.entries[n] for n in sorted(site.entries)],
+                  compare_pairs=list(site.params.get("compare") or []), **(extra or {}))
     written = []
     names = pages or page_names()
-    common["nav"] = navigation(names, env)
+    common["nav"] = navigation(names, env) + ([("queries/index", "Queries")] if full else [])
     for name in names:
         template = env.get_template(f"pages/{name}.html")
-        written.append(_write(out / f"{name}.html", template.render(page=name, root="", **common)))
+        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
     if site.case_pages:
         template = env.get_template("per-case/case.html")
-        cases = site.query("cases").rows
         verdicts: dict[str, list] = {}
-        for row in site.query("verdicts").rows:
+        for row in site.verdicts():
             verdicts.setdefault(row["case"], []).append(row)
         situations: dict[str, list] = {}
         for row in site.query("situation-check").rows:
             situations.setdefault(row["case"], []).append(row)
-        for case in cases:
-            html = template.render(page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
+        for case in site.all_cases():
+            html = _render(template, "case", page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
                                    situations=situations.get(case["case"], []), **common)
             written.append(_write(out / "cases" / f"{slug(case['case'])}.html", html))
+    if full and "per-case/group.html" in env.list_templates():
+        template = env.get_template("per-case/group.html")
+        for group in site.groups():
+            for section in group["sections"]:
+                if not section[2] and section[0] != "counted":
+                    continue  # nothing links to an empty list but the card's figure, which is the counted one
+                chunks = paginate(section[2])
+                for number, trials in enumerate(chunks, 1):
+                    html = _render(template, "group", page="group", root="../", group=group, section=section, trials=trials,
+                                           number=number, pages=len(chunks), **common)
+                    written.append(_write(out / "groups" / page_file(f"{group['slug']}-{section[0]}", number), html))
+    if full and "per-case/matrix.html" in env.list_templates():
+        template = env.get_template("per-case/matrix.html")
+        for number in range(2, site.matrix()["pages"] + 1):
+            written.append(_write(out / "matrix" / f"page-{number}.html",
+                                  _render(template, "matrix", page="matrix", root="../", number=number, **common)))
     query_page = env.get_template("_query.html")
-    for name, q in sorted(site.used.items()):
+    shown = site.entries if full else site.used
+    for name, q in sorted(shown.items()):
         written.append(_write(out / "queries" / f"{name}.html",
-                              query_page.render(page="query", root="../", q=q, **common)))
+                              _render(query_page, "query", page="query", root="../", q=q, **common)))
         _write(out / "queries" / f"{name}.rq", q.text)
+    if full:
+        written.append(_write(out / "queries" / "index.html",
+                              _render(env.get_template("_catalogue.html"), "catalogue", page="queries/index", root="../",
+                                      **common)))
+    site.write_data()
     return written
 
 

@@ -21,6 +21,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTEFACTS = ROOT / "tests" / "artefacts"
 HOSTILE = Path(__file__).parent / "hostile.replayset.json"
 W3C = SHARED_DATA / "earl-w3c-shacl"
+PLAIN_EARL = Path(__file__).parent / "plain.earl.ttl"  # a hand-written EARL report: the W3C data's stand-in
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian's chromium is not installed (make test installs it as root)")
@@ -50,6 +51,18 @@ def w3c_site(tmp_path_factory):
     if not W3C.is_dir():
         pytest.skip(f"{W3C} is not here")
     yield from served(tmp_path_factory, [W3C])
+
+
+@pytest.fixture(scope="module")
+def earl_site(tmp_path_factory):
+    """The report of plain EARL data: the W3C SHACL implementation reports when here, else a
+    hand-written EARL file; (folder, base URL, systems it names)."""
+    if W3C.is_dir():
+        for out, base in served(tmp_path_factory, [W3C]):
+            yield out, base, 8
+    else:
+        for out, base in served(tmp_path_factory, [PLAIN_EARL]):
+            yield out, base, 2
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +135,10 @@ def test_the_w3c_shacl_report_opens_without_console_errors_and_every_link_resolv
         assert sum(text.startswith(f"{name} · ") for text in shown) == 1, (name, shown)
     assert all("cases passed trial 0" in text for text in shown)
     page.goto(urljoin(base, "results.html"))
+    # served with k=2, and no case here has two trials: pass^2 is not drawn, and says why
     assert page.locator(".chart-not-drawn").count() == 0
+    assert page.locator(".chart-empty").all_inner_texts() == [
+        "pass^2 (undeclared) with 95% intervals: not drawn — pass^2 needs cases with ≥ 2 eligible trials; the most here is 1."]
     assert page.locator("img.chart").count() >= 1
     assert page.errors == []
 
@@ -226,7 +242,12 @@ def test_screenshots_of_each_page_type(site, page):
     page.goto(urljoin(base, "results.html"))
     page.click("#matrix a >> text=route-009")
     page.screenshot(path=str(ARTEFACTS / "report-case.png"), full_page=True)
-    assert len(list(ARTEFACTS.glob("report-*.png"))) >= 8
+    page.goto(urljoin(base, "index.html"))
+    page.locator(".card a.drill").first.click()
+    page.screenshot(path=str(ARTEFACTS / "report-group.png"), full_page=True)
+    page.goto(urljoin(base, "queries/index.html"))
+    page.screenshot(path=str(ARTEFACTS / "report-queries-index.png"), full_page=True)
+    assert len(list(ARTEFACTS.glob("report-*.png"))) >= 10
 
 
 def shown(value) -> str:
@@ -250,7 +271,7 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
         done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
         assert done.returncode == 0, done.stderr
         rows = json.loads(done.stdout)
-        assert rows and len(section.query_selector_all("tbody tr")) == len(rows)
+        assert rows and len(section.query_selector_all("table.compare-summary tbody tr")) == len(rows)
         for row in rows:
             selector = f'tr[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]'
             cells = {c.get_attribute("data-field"): c.inner_text().strip()
@@ -275,3 +296,148 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
     # a regressed case links to its page, with its verdicts
     page.click('section[data-replay-set$="/cubby-routing"] li[data-kind="human"] a >> text=route-015')
     assert "route-015" in page.locator("h1").inner_text()
+
+
+def number(page, selector) -> int:
+    return int(page.locator(selector).first.inner_text().strip())
+
+
+def test_an_overview_card_leads_to_the_verdicts_it_counts_and_on_to_a_verdict(site, page):
+    """Issue 16: from a card's figure to the verdicts behind it, the numbers the same at both ends."""
+    _, base = site
+    page.goto(urljoin(base, "index.html"))
+    cards = page.locator(".card")
+    checked = 0
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        if card.locator("[data-field=cases_at_1]").count() == 0:
+            continue
+        passed, total = number(card, "[data-field=passed_at_1]"), number(card, "[data-field=cases_at_1]")
+        card.locator("a.drill").click()
+        assert number(page, "#section-count") == total and number(page, "#section-passed") == passed
+        rows = page.locator("#trials tbody tr")
+        assert rows.count() == total
+        assert page.locator('#trials tbody tr[data-status="passed"]').count() == passed
+        assert page.locator("[role=alert]").count() == 0  # the page's lists agree with the card
+        # on to one verdict: its row on the case page says the same
+        status = rows.first.get_attribute("data-status")
+        rows.first.locator("a.verdict-link").first.click()
+        target = urlparse(page.url).fragment
+        row = page.locator(f"tr#{target}")
+        assert row.count() == 1 and row.get_attribute("data-status") == status and row.get_attribute("data-trial") == "0"
+        text = row.inner_text()
+        assert "source" in text and ".earl.jsonl" in text and "criterion digest" in text and "supersedes" in text
+        assert page.errors == []
+        checked += 1
+        if checked == 3:
+            break
+        page.goto(urljoin(base, "index.html"))
+    assert checked == 3
+    # an exclusion leads to the trials left out for that reason, as many as the card says
+    page.goto(urljoin(base, "index.html"))
+    excluded = page.locator(".card a[data-reason]").first
+    count = int(excluded.inner_text().split()[0])
+    reason = excluded.get_attribute("data-reason")
+    excluded.click()
+    assert number(page, "#section-count") == count
+    assert page.locator(f'#trials tbody tr[data-status="{reason}"]').count() == count
+
+
+def test_a_matrix_mark_leads_to_that_verdict_on_its_case_page(site, page):
+    _, base = site
+    page.goto(urljoin(base, "results.html"))
+    cell = page.locator("#matrix td[data-system]:has(a.mark)").nth(5)
+    system = cell.get_attribute("data-system")
+    marks = cell.locator("a.mark")
+    shown = marks.count()
+    mark = marks.nth(shown - 1)
+    status, trial, kind = (mark.get_attribute(f"data-{a}") for a in ("status", "trial", "kind"))
+    case_id = cell.locator("xpath=..").locator("td").first.inner_text()
+    mark.click()
+    assert case_id in page.locator("h1").inner_text()
+    row = page.locator(f"tr#{urlparse(page.url).fragment}")
+    assert (row.get_attribute("data-system"), row.get_attribute("data-status"), row.get_attribute("data-trial"),
+            row.get_attribute("data-kind")) == (system, status, trial, kind)
+    # the cell's marks are that system's verdicts on the case page, one for one
+    assert page.locator(f'#verdicts tbody tr[data-system="{system}"]').count() == shown
+
+
+def test_a_plain_earl_report_has_cards_and_a_matrix(earl_site, page):
+    """Issue 16: EARL results of no replay set get cards, a cases × subjects matrix and results rows."""
+    _, base, systems = earl_site
+    page.goto(urljoin(base, "index.html"))
+    assert page.locator("#outside-replay-sets .card").count() == systems
+    page.goto(urljoin(base, "results.html"))
+    assert page.locator("#matrix thead th[data-system]").count() == systems
+    assert page.locator("#matrix tbody tr").count() > 0 and page.locator("#matrix a.mark").count() > 0
+    assert page.locator("table.sortable").first.locator("tbody tr").count() == systems
+    assert page.locator(".chart-not-drawn").count() == 0
+    empty = page.locator(".chart-empty").all_inner_texts()
+    assert all("needs" in text or "no case" in text for text in empty), empty  # a reason, never a blank chart
+    page.locator("#matrix a.mark").first.click()
+    assert page.locator(f"tr#{urlparse(page.url).fragment}").count() == 1
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    page.goto(urljoin(base, "index.html"))
+    page.screenshot(path=str(ARTEFACTS / "report-earl-index.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_a_table_s_csv_is_what_kg_query_prints(site, page, tmp_path):
+    _, base = site
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
+    page.goto(urljoin(base, "results.html"))
+    link = page.locator('a[data-format="csv"][href*="pass-at-k"]').first
+    with page.expect_download() as download:
+        link.click()
+    downloaded = Path(download.value.path()).read_text(encoding="utf-8")
+    printed = run_kg("query", "pass-at-k", "-p", "k=2", "--format", "csv", "--store", store)
+    assert printed.returncode == 0, printed.stderr
+    assert downloaded == printed.stdout and downloaded.count("\n") > 5
+    json_link = page.locator('a[data-format="json"][href*="pass-at-k"]').first.get_attribute("href")
+    served_json = page.request.get(urljoin(urljoin(base, "results.html"), json_link)).json()
+    printed = run_kg("query", "pass-at-k", "-p", "k=2", "--format", "json", "--store", store)
+    assert served_json == json.loads(printed.stdout)
+
+
+def test_the_menu_lists_the_catalogue(site, page):
+    _, base = site
+    page.goto(urljoin(base, "index.html"))
+    page.click("header.site nav a >> text=Queries")
+    names = page.locator("#catalogue tbody tr td:first-child").all_inner_texts()
+    from kg import catalogue
+    assert sorted(names) == sorted(catalogue.load())
+    page.click("#catalogue a >> text=pass-at-k")
+    assert "pass-at-k" in page.locator("h1").inner_text()
+
+
+def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verdict(site, page, tmp_path):
+    """Issue 19: per grader kind, the regressed cases of kg compare --format json head the grid."""
+    _, base = site
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
+    page.goto(urljoin(base, "compare.html"))
+    section = page.locator('section.comparison[data-replay-set$="/cubby-routing"]')
+    baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
+    done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
+    rows = [r for r in json.loads(done.stdout) if r["status"] == "compared"]
+    assert any(r["regressed"] for r in rows)
+    for row in rows:
+        grid = section.locator(f'table.compare-grid[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]')
+        changes = grid.locator("tbody tr").evaluate_all("rs => rs.map(r => r.getAttribute('data-change'))")
+        assert changes[:row["regressed"]] == ["regressed"] * row["regressed"]
+        assert sorted(grid.locator('tbody tr[data-change="regressed"]').evaluate_all(
+            "rs => rs.map(r => r.getAttribute('data-case'))")) == sorted(filter(None, (row["regressed_cases"] or "").split(", ")))
+        for change, column in (("improved", "improved"), ("baseline only", "baseline_only"), ("candidate only", "candidate_only")):
+            assert grid.locator(f'tbody tr[data-change="{change}"]').count() == row[column], (row["grader_kind"], change)
+    assert section.locator("[role=alert]").count() == 0
+    # a regressed case's candidate mark leads to that verdict
+    mark = section.locator('tr[data-change="regressed"] td[data-side="candidate"] a.mark').first
+    status, trial = mark.get_attribute("data-status"), mark.get_attribute("data-trial")
+    mark.click()
+    row = page.locator(f"tr#{urlparse(page.url).fragment}")
+    assert (row.get_attribute("data-system"), row.get_attribute("data-status"), row.get_attribute("data-trial")) == (
+        candidate, status, trial)
+    # the pass-rate trend over runs is drawn
+    page.goto(urljoin(base, "compare.html"))
+    assert page.locator('img.chart[src*="trend-"]').count() >= 2
