@@ -321,3 +321,42 @@ def mcnemar_exact_p(regressed, improved, pairs):
         return 1.0
     tail = Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2 ** n)
     return float(min(Fraction(1), 2 * tail))
+
+
+def _values(values) -> list[Fraction]:
+    """"v v …" (one value per run, as run-measurements GROUP_CONCATs them) → sorted values."""
+    return sorted(Fraction(token) for token in str(values or "").split())
+
+
+@finisher
+def median(values):
+    """The middle value, or the mean of the two middle ones; None when there is no value."""
+    xs = _values(values)
+    if not xs:
+        return None
+    middle = len(xs) // 2
+    return float(xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2)
+
+
+@finisher
+def total(values):
+    """The exact sum of the values; None when there is none (an empty sum is not a measured 0)."""
+    xs = _values(values)
+    return float(sum(xs)) if xs else None
+
+
+@finisher
+def mean(values):
+    """The mean of the values; None when there is none."""
+    xs = _values(values)
+    return float(sum(xs) / len(xs)) if xs else None
+
+
+@finisher
+def p90(values):
+    """The 90th percentile by nearest rank: the ceil(0.9 n)-th smallest value, one that was
+    measured (never interpolated); None when there is no value."""
+    xs = _values(values)
+    if not xs:
+        return None
+    return float(xs[math.ceil(Fraction(9, 10) * len(xs)) - 1])

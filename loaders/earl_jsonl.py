@@ -4,11 +4,16 @@ earl:subject is the system under test, earl:test the intent, earl:assertedBy the
 apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex and
 apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
 apeval:deliveredSituation. A grader with no declared kind gets no apeval:graderKind: the
-queries read it as "undeclared", never as any declared kind."""
+queries read it as "undeclared", never as any declared kind.
+
+A line's "measurements" are apeval run measurements (apeval:RunMeasurement, one per metric, in
+an apeval:RunMeasures record) of the run the line judges: dqv:computedOn its `run`, or the
+assertion itself when the line names no run. A metric left out or null was not reported and
+gets no triple (never estimated); two lines giving one run two values of a metric are refused."""
 from kg.loading import Projection, loader
 from kg.lookups import loaded_among
 from kg.runs import RunRows
-from kg.terms import XSD, Triples, declare, iri, literal, p
+from kg.terms import METRIC_UNITS, XSD, Triples, decimal, declare, iri, literal, metric_iri, p
 
 SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-far": "so-misFar",
              "miss": "so-miss", "tn": "so-tn", "spur": "so-spur", "undetected": "so-undetected"}
@@ -41,6 +46,7 @@ def read_earl_jsonl(source, ctx):
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
                     "assertion ids are unique across the store; a correction is a new assertion that supersedes")
     graders: dict[str, tuple[int, str | None]] = {}
+    measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
     t = Triples()
     for n, row in rows:
         mint = refs.minter(row)
@@ -114,6 +120,10 @@ def read_earl_jsonl(source, ctx):
             t.add(r, p("dcterms:date"), literal(row["date"], XSD + "dateTime"))
         if row.get("info"):
             t.add(r, p("earl:info"), literal(row["info"]))
+        if row.get("measurements"):
+            target, scope = (run, ("run", row["run"])) if run else (a_iri, ("assertion", row["id"]))
+            measure(t, ctx, measured, n, target, mint.under("measures", "measurement", *scope),
+                    row["measurements"])
         if row.get("situation"):
             sit = ctx.mint(f"line {n}, /situation", lambda: mint.iri(row["situation"], "situation"))
             if sit and sit not in situations:
@@ -122,3 +132,29 @@ def read_earl_jsonl(source, ctx):
             elif sit:
                 t.add(r, p("apeval:deliveredSituation"), iri(sit))
     return Projection(t)
+
+
+def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str, values: dict) -> None:
+    """apeval's form: a RunMeasures record of the run holding one RunMeasurement per reported metric,
+    each a metric (dqv:isMeasurementOf), a value (dqv:value) and a unit (apeval:unit)."""
+    reported = {notation: value for notation, value in values.items() if value is not None}
+    for notation, value in reported.items():
+        first = measured.setdefault((target, notation), (line, value))
+        if first[1] != value:
+            ctx.problem(f"line {line}, /measurements/{notation}",
+                        f"the run is given {notation} {value} here but {first[1]} on line {first[0]}",
+                        "a run has one value of each metric; give each run its own id, or correct one line")
+            return
+    if not reported:
+        return
+    rec = iri(record)
+    t.add(rec, p("rdf:type"), p("apeval:RunMeasures"))
+    t.add(rec, p("prov:wasDerivedFrom"), iri(target))
+    for notation, value in reported.items():
+        m = iri(f"{record}/{notation}")
+        t.add(rec, p("apeval:hasMeasurement"), m)
+        t.add(m, p("rdf:type"), p("apeval:RunMeasurement"))
+        t.add(m, p("dqv:isMeasurementOf"), iri(metric_iri(notation)))
+        t.add(m, p("dqv:computedOn"), iri(target))
+        t.add(m, p("dqv:value"), decimal(value))
+        t.add(m, p("apeval:unit"), literal(METRIC_UNITS[notation]))
