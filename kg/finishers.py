@@ -328,6 +328,11 @@ def _values(values) -> list[Fraction]:
     return sorted(Fraction(token) for token in str(values or "").split())
 
 
+def _exact(value: Fraction) -> int | float:
+    """A whole number as an int (a count of tokens stays a count), any other as a float."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
 @finisher
 def median(values):
     """The middle value, or the mean of the two middle ones; None when there is no value."""
@@ -335,21 +340,21 @@ def median(values):
     if not xs:
         return None
     middle = len(xs) // 2
-    return float(xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2)
+    return _exact(xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2)
 
 
 @finisher
 def total(values):
     """The exact sum of the values; None when there is none (an empty sum is not a measured 0)."""
     xs = _values(values)
-    return float(sum(xs)) if xs else None
+    return _exact(sum(xs)) if xs else None
 
 
 @finisher
 def mean(values):
     """The mean of the values; None when there is none."""
     xs = _values(values)
-    return float(sum(xs) / len(xs)) if xs else None
+    return _exact(sum(xs) / len(xs)) if xs else None
 
 
 @finisher
@@ -359,4 +364,4 @@ def p90(values):
     xs = _values(values)
     if not xs:
         return None
-    return float(xs[math.ceil(Fraction(9, 10) * len(xs)) - 1])
+    return _exact(xs[math.ceil(Fraction(9, 10) * len(xs)) - 1])
