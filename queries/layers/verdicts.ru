@@ -87,8 +87,10 @@ WHERE {
   BIND(COALESCE(?trial_index, 0) AS ?trial)
   BIND(COALESCE(?declared_kind, "undeclared") AS ?grader_kind)
   # issue 14: an undetected selection is a cantTell, never a pass or a fail (apeval:so-undetected)
-  BIND(EXISTS { GRAPH ?selections { ?result apeval:selectionOutcome apeval:so-undetected } } AS ?undetected)
-  BIND(IF(?undetected && (?outcome = earl:passed || ?outcome = earl:failed), "unexplained",
+  # (an OPTIONAL, not BIND(EXISTS ...): Virtuoso 7 cannot compile an EXISTS inside a BIND's expression)
+  OPTIONAL { GRAPH ?selections { ?result apeval:selectionOutcome ?undetected }
+             FILTER(?undetected = apeval:so-undetected) }
+  BIND(IF(BOUND(?undetected) && (?outcome = earl:passed || ?outcome = earl:failed), "unexplained",
        IF(?outcome = earl:passed, "passed",
        IF(?outcome = earl:failed, "failed",
        IF(?outcome = earl:cantTell,
