@@ -365,3 +365,11 @@ def p90(values):
     if not xs:
         return None
     return _exact(xs[math.ceil(Fraction(9, 10) * len(xs)) - 1])
+
+
+@finisher
+def lowest_rate(check_counts):
+    """The lowest passed/counted among "passed:counted" tokens whose counted > 0; None when none is."""
+    rates = [Fraction(int(p), int(c)) for p, c in (token.split(":") for token in str(check_counts or "").split())
+             if int(c) > 0]
+    return float(min(rates)) if rates else None
