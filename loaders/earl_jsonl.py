@@ -10,6 +10,8 @@ A line's "measurements" are apeval run measurements (apeval:RunMeasurement, one 
 an apeval:RunMeasures record) of the run the line judges: dqv:computedOn its `run`, or the
 assertion itself when the line names no run. A metric left out or null was not reported and
 gets no triple (never estimated); two lines giving one run two values of a metric are refused."""
+import pyoxigraph as ox
+
 from kg.loading import Projection, loader
 from kg.lookups import loaded_among
 from kg.runs import RunRows
@@ -47,6 +49,7 @@ def read_earl_jsonl(source, ctx):
                     "assertion ids are unique across the store; a correction is a new assertion that supersedes")
     graders: dict[str, tuple[int, str | None]] = {}
     measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
+    checked_graders: set[str] = set()
     t = Triples()
     for n, row in rows:
         mint = refs.minter(row)
@@ -68,6 +71,9 @@ def read_earl_jsonl(source, ctx):
                         f"here but {first_kind or 'without a kind'} on line {first_line}",
                         "a grader has one kind; give a different grader its own id")
         graders.setdefault(g_iri, (n, kind))
+        if g_iri not in checked_graders:
+            checked_graders.add(g_iri)
+            refuse_other_kind(ctx, n, grader["id"], g_iri, kind)
         outcome = row["outcome"]
         cause = row.get("failureCause")
         if cause and outcome != "cantTell":
@@ -80,8 +86,20 @@ def read_earl_jsonl(source, ctx):
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:
             t.add(g, p("apeval:judgeKind"), literal(kind))
-        if grader.get("implementation"):
-            t.add(g, p("apeval:evaluatorImplementation"), literal(grader["implementation"]))
+        implementation = grader.get("implementation")
+        if implementation:
+            # a grader version: another implementation (code, prompt) is another version, and the
+            # verdicts of each are kept apart (asserted by the version, a prov:specializationOf the grader)
+            version_iri = mint.under(implementation, "grader", grader["id"], "version")
+            version = iri(version_iri)
+            t.add(version, p("rdf:type"), p("apeval:Judge"))
+            t.add(version, p("rdf:type"), p("earl:Assertor"))
+            t.add(version, p("prov:specializationOf"), g)
+            t.add(version, p("apeval:evaluatorImplementation"), literal(implementation))
+            t.add(version, p("rdfs:label"), literal(f"{grader['id']} {short(implementation)}"))
+            if kind:
+                t.add(version, p("apeval:judgeKind"), literal(kind))
+            g = version
         t.add(a, p("rdf:type"), p("earl:Assertion"))
         t.add(a, p("dcterms:identifier"), literal(row["id"]))
         t.add(a, p("earl:subject"), iri(system))
@@ -132,6 +150,28 @@ def read_earl_jsonl(source, ctx):
             elif sit:
                 t.add(r, p("apeval:deliveredSituation"), iri(sit))
     return Projection(t)
+
+
+def short(implementation: str) -> str:
+    """A label's form of an implementation: a digest to its first 12 hex digits, other text as it is."""
+    algorithm, _, digest = implementation.partition(":")
+    return f"{algorithm}:{digest[:12]}" if algorithm == "sha256" and len(digest) > 12 else implementation
+
+
+def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | None) -> None:
+    """A grader has one kind across the store: another source declaring it with another kind (or
+    with none) is named with its file."""
+    rows = ctx.select("""SELECT ?kind ?path WHERE { GRAPH ?g { ?grader a apeval:Judge OPTIONAL { ?grader apeval:judgeKind ?kind } }
+                           FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> { ?g kg:path ?path } }""",
+                      grader=ox.NamedNode(grader))
+    for other_kind, path in rows:
+        other = other_kind.value if other_kind is not None else None
+        if other != kind:
+            ctx.problem(f"line {line}, /grader/kind",
+                        f'grader "{grader_id}" is declared {kind or "without a kind"} here but '
+                        f"{other or 'without a kind'} in {path.value}",
+                        "a grader has one kind; give a different grader its own id")
+            return
 
 
 def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str, values: dict) -> None:
