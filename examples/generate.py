@@ -105,6 +105,7 @@ HERE = Path(__file__).resolve().parent
 CUBBY = "https://w3id.org/cheezml/cubby#"
 PREFIXES = {"cubby": CUBBY}
 SEED = 20261130
+MEASURE_SEED = SEED + 1  # run measurements draw from their own stream, so adding them moved no other figure
 SYSTEMS = ("cubby@1.4.0", "cubby@1.5.0-rc1")
 OLD, NEW = SYSTEMS
 TRIALS = (0, 1, 2)
@@ -566,6 +567,23 @@ def maker(ids: "Counter", base: dict, common: dict):
     return assertion
 
 
+def measurements(rng: random.Random, system: str, it: dict, key) -> dict:
+    """apeval run measurements of one run, as its harness would report them: latency always; tokens and
+    model calls only when the provider answered (absent in an outage, never estimated); completed 0
+    when the agent crashed. rc1 is a little faster and leaner than 1.4.0."""
+    fast = 0.8 if system == NEW else 1.0
+    calls = 1 + len(it["plan"]) + (1 if it["behaviour"] == "clarify" else 0)
+    figures = {"latency-ms": int(rng.gauss(2400, 500) * fast * (1 + 0.3 * (calls - 1))),
+               "tokens-in": int(rng.uniform(900, 2600) * calls), "tokens-out": int(rng.uniform(80, 500) * fast),
+               "model-calls": calls, "completed": 0 if key in CRASH else 1}
+    if key in OUTAGE:
+        for name in ("tokens-in", "tokens-out", "model-calls"):
+            figures.pop(name)
+    if key in CRASH:
+        figures.pop("tokens-out")
+    return figures
+
+
 def stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -585,6 +603,7 @@ class Counter:
 
 def build():
     rng = random.Random(SEED)
+    measure_rng = random.Random(MEASURE_SEED)
     sit_ids, assertion_ids = Counter("sit-"), Counter("a-")
     files = {}
     # One number per (intent, trial), drawn first, so tuning a tier never reshuffles the other choices.
@@ -642,7 +661,9 @@ def build():
                                      else ("passed", None, "answer judged equivalent to the reference"))
                         else:
                             judge = (verdict[0], None, None)
-                    assertions.append(assertion("check-state", *mech, clock + timedelta(seconds=20)))
+                    # the run's measurements ride on its first line (the mechanical grader's)
+                    assertions.append({**assertion("check-state", *mech, clock + timedelta(seconds=20)),
+                                       "measurements": measurements(measure_rng, system, it, key)})
                     assertions.append(assertion("judge-v2", *judge, clock + timedelta(seconds=45)))
                     pick = rng.random() < ALICE_RATE
                     if pick or key in ALICE_FORCED:

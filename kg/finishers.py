@@ -321,3 +321,55 @@ def mcnemar_exact_p(regressed, improved, pairs):
         return 1.0
     tail = Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2 ** n)
     return float(min(Fraction(1), 2 * tail))
+
+
+def _values(values) -> list[Fraction]:
+    """"v v …" (one value per run, as run-measurements GROUP_CONCATs them) → sorted values."""
+    return sorted(Fraction(token) for token in str(values or "").split())
+
+
+def _exact(value: Fraction) -> int | float:
+    """A whole number as an int (a count of tokens stays a count), any other as a float."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
+@finisher
+def median(values):
+    """The middle value, or the mean of the two middle ones; None when there is no value."""
+    xs = _values(values)
+    if not xs:
+        return None
+    middle = len(xs) // 2
+    return _exact(xs[middle] if len(xs) % 2 else (xs[middle - 1] + xs[middle]) / 2)
+
+
+@finisher
+def total(values):
+    """The exact sum of the values; None when there is none (an empty sum is not a measured 0)."""
+    xs = _values(values)
+    return _exact(sum(xs)) if xs else None
+
+
+@finisher
+def mean(values):
+    """The mean of the values; None when there is none."""
+    xs = _values(values)
+    return _exact(sum(xs) / len(xs)) if xs else None
+
+
+@finisher
+def p90(values):
+    """The 90th percentile by nearest rank: the ceil(0.9 n)-th smallest value, one that was
+    measured (never interpolated); None when there is no value."""
+    xs = _values(values)
+    if not xs:
+        return None
+    return _exact(xs[math.ceil(Fraction(9, 10) * len(xs)) - 1])
+
+
+@finisher
+def lowest_rate(check_counts):
+    """The lowest passed/counted among "passed:counted" tokens whose counted > 0; None when none is."""
+    rates = [Fraction(int(p), int(c)) for p, c in (token.split(":") for token in str(check_counts or "").split())
+             if int(c) > 0]
+    return float(min(rates)) if rates else None

@@ -16,6 +16,7 @@ PROV = "http://www.w3.org/ns/prov#"
 DCTERMS = "http://purl.org/dc/terms/"
 DCAT = "http://www.w3.org/ns/dcat#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
+DQV = "http://www.w3.org/ns/dqv#"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 OWL = "http://www.w3.org/2002/07/owl#"
@@ -30,8 +31,25 @@ KG = "https://kg.example/ns#"
 PREFIXES = {
     "apeval": APEVAL, "apexec": APEXEC, "earl": EARL, "prov": PROV, "dcterms": DCTERMS, "dcat": DCAT,
     "skos": SKOS, "rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "sh": SH, "void": VOID, "dul": DUL,
-    "p-plan": PPLAN, "ep-plan": EPPLAN, "kg": KG,
+    "p-plan": PPLAN, "ep-plan": EPPLAN, "dqv": DQV, "kg": KG,
 }
+
+# apeval's run metrics (apeval:Metrics), by skos:notation; the IRI is derived from the notation
+# (metric_iri), never looked up. The unit is apeval:unit's UCUM code.
+METRIC_UNITS = {
+    "completed": "1", "steps-planned": "{count}", "steps-run": "{count}", "steps-refused": "{count}",
+    "verdicts-allow": "{count}", "verdicts-deny": "{count}", "approvals-waited": "{count}",
+    "replans": "{count}", "resumed-steps": "{count}", "latency-ms": "ms", "model-calls": "{count}",
+    "tokens-in": "{count}", "tokens-out": "{count}", "vault-calls": "{count}",
+    "effects-confirmed": "{count}", "engagements": "{count}",
+}
+
+
+def metric_iri(notation: str) -> str:
+    """apeval's rule: `m-` + the notation in camelCase (`latency-ms` → `apeval:m-latencyMs`)."""
+    head, *rest = notation.split("-")
+    return APEVAL + "m-" + head + "".join(word[:1].upper() + word[1:] for word in rest)
+
 
 DEFAULT_BASE = "https://kg.example/id/"
 CATALOGUE_GRAPH = "urn:kg:catalogue"

@@ -5,11 +5,18 @@ apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex
 apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
 apeval:deliveredSituation; the run (prov:Activity) its prov:startedAtTime from "runStartedAt".
 A grader with no declared kind gets no apeval:graderKind: the
-queries read it as "undeclared", never as any declared kind."""
+queries read it as "undeclared", never as any declared kind.
+
+A line's "measurements" are apeval run measurements (apeval:RunMeasurement, one per metric, in
+an apeval:RunMeasures record) of the run the line judges: dqv:computedOn its `run`, or the
+assertion itself when the line names no run. A metric left out or null was not reported and
+gets no triple (never estimated); two lines giving one run two values of a metric are refused."""
+import pyoxigraph as ox
+
 from kg.loading import Projection, loader
 from kg.lookups import check_supersessions, loaded_among
 from kg.runs import RunRows
-from kg.terms import XSD, Triples, declare, iri, literal, p
+from kg.terms import METRIC_UNITS, XSD, Triples, decimal, declare, iri, literal, metric_iri, p
 
 SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-far": "so-misFar",
              "miss": "so-miss", "tn": "so-tn", "spur": "so-spur", "undetected": "so-undetected"}
@@ -44,6 +51,8 @@ def read_earl_jsonl(source, ctx):
     graders: dict[str, tuple[int, str | None]] = {}
     by_line = dict(rows)
     edges, keys, names = [], {}, {a: by_line[n]["id"] for a, n in here.items()}
+    measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
+    checked_graders: set[str] = set()
     t = Triples()
     for n, row in rows:
         mint = refs.minter(row)
@@ -71,6 +80,9 @@ def read_earl_jsonl(source, ctx):
                         f"here but {first_kind or 'without a kind'} on line {first_line}",
                         "a grader has one kind; give a different grader its own id")
         graders.setdefault(g_iri, (n, kind))
+        if g_iri not in checked_graders:
+            checked_graders.add(g_iri)
+            refuse_other_kind(ctx, n, grader["id"], g_iri, kind)
         outcome = row["outcome"]
         cause = row.get("failureCause")
         if cause and outcome != "cantTell":
@@ -84,8 +96,20 @@ def read_earl_jsonl(source, ctx):
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:
             t.add(g, p("apeval:judgeKind"), literal(kind))
-        if grader.get("implementation"):
-            t.add(g, p("apeval:evaluatorImplementation"), literal(grader["implementation"]))
+        implementation = grader.get("implementation")
+        if implementation:
+            # a grader version: another implementation (code, prompt) is another version, and the
+            # verdicts of each are kept apart (asserted by the version, a prov:specializationOf the grader)
+            version_iri = mint.under(implementation, "grader", grader["id"], "version")
+            version = iri(version_iri)
+            t.add(version, p("rdf:type"), p("apeval:Judge"))
+            t.add(version, p("rdf:type"), p("earl:Assertor"))
+            t.add(version, p("prov:specializationOf"), g)
+            t.add(version, p("apeval:evaluatorImplementation"), literal(implementation))
+            t.add(version, p("rdfs:label"), literal(f"{grader['id']} {short(implementation)}"))
+            if kind:
+                t.add(version, p("apeval:judgeKind"), literal(kind))
+            g = version
         t.add(a, p("rdf:type"), p("earl:Assertion"))
         t.add(a, p("dcterms:identifier"), literal(row["id"]))
         t.add(a, p("earl:subject"), iri(system))
@@ -125,6 +149,10 @@ def read_earl_jsonl(source, ctx):
             t.add(r, p("dcterms:date"), literal(row["date"], XSD + "dateTime"))
         if row.get("info"):
             t.add(r, p("earl:info"), literal(row["info"]))
+        if row.get("measurements"):
+            target, scope = (run, ("run", row["run"])) if run else (a_iri, ("assertion", row["id"]))
+            measure(t, ctx, measured, n, target, mint.under("measures", "measurement", *scope),
+                    row["measurements"])
         if row.get("situation"):
             sit = ctx.mint(f"line {n}, /situation", lambda: mint.iri(row["situation"], "situation"))
             if sit and sit not in situations:
@@ -134,3 +162,51 @@ def read_earl_jsonl(source, ctx):
                 t.add(r, p("apeval:deliveredSituation"), iri(sit))
     check_supersessions(ctx, edges, keys, names)
     return Projection(t)
+
+
+def short(implementation: str) -> str:
+    """A label's form of an implementation: a digest to its first 12 hex digits, other text as it is."""
+    algorithm, _, digest = implementation.partition(":")
+    return f"{algorithm}:{digest[:12]}" if algorithm == "sha256" and len(digest) > 12 else implementation
+
+
+def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | None) -> None:
+    """A grader has one kind across the store: another source declaring it with another kind (or
+    with none) is named with its file."""
+    rows = ctx.select("""SELECT ?kind ?path WHERE { GRAPH ?g { ?grader a apeval:Judge OPTIONAL { ?grader apeval:judgeKind ?kind } }
+                           FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> { ?g kg:path ?path } }""",
+                      grader=ox.NamedNode(grader))
+    for other_kind, path in rows:
+        other = other_kind.value if other_kind is not None else None
+        if other != kind:
+            ctx.problem(f"line {line}, /grader/kind",
+                        f'grader "{grader_id}" is declared {kind or "without a kind"} here but '
+                        f"{other or 'without a kind'} in {path.value}",
+                        "a grader has one kind; give a different grader its own id")
+            return
+
+
+def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str, values: dict) -> None:
+    """apeval's form: a RunMeasures record of the run holding one RunMeasurement per reported metric,
+    each a metric (dqv:isMeasurementOf), a value (dqv:value) and a unit (apeval:unit)."""
+    reported = {notation: value for notation, value in values.items() if value is not None}
+    for notation, value in reported.items():
+        first = measured.setdefault((target, notation), (line, value))
+        if first[1] != value:
+            ctx.problem(f"line {line}, /measurements/{notation}",
+                        f"the run is given {notation} {value} here but {first[1]} on line {first[0]}",
+                        "a run has one value of each metric; give each run its own id, or correct one line")
+            return
+    if not reported:
+        return
+    rec = iri(record)
+    t.add(rec, p("rdf:type"), p("apeval:RunMeasures"))
+    t.add(rec, p("prov:wasDerivedFrom"), iri(target))
+    for notation, value in reported.items():
+        m = iri(f"{record}/{notation}")
+        t.add(rec, p("apeval:hasMeasurement"), m)
+        t.add(m, p("rdf:type"), p("apeval:RunMeasurement"))
+        t.add(m, p("dqv:isMeasurementOf"), iri(metric_iri(notation)))
+        t.add(m, p("dqv:computedOn"), iri(target))
+        t.add(m, p("dqv:value"), decimal(value))
+        t.add(m, p("apeval:unit"), literal(METRIC_UNITS[notation]))

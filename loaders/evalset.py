@@ -87,6 +87,11 @@ def read_evalset(source, ctx):
             ctx.problem(f"{here}/evaluator", f'evaluator "{evaluator}" is not admissible for oracleType "{oracle}" '
                         f"(admissible: {', '.join(admissible[oracle])})",
                         f"use one of the admissible evaluators, or another oracleType (the table: loaders/{ADMISSIBILITY})")
+        criteria = [c for c in profile.get("evaluationCriteria") or [] if isinstance(c, str) and c.strip()]
+        if oracle == "rubric" and not criteria:
+            ctx.problem(f"{here}/evaluationCriteria", "a rubric case with no evaluation criteria has no rubric "
+                        '(the profile schema: "For a rubric oracle this is the rubric")',
+                        "write the rubric's criteria, one per entry, or declare another oracleType")
         written = row["metadata"].get("passLogicWritten")
         if written and not str(profile.get("passLogic", "")).strip():
             ctx.problem(f"line {n}, /metadata/passLogicWritten",

@@ -5,6 +5,8 @@ apeval:criterionDigest, the sha256 of its RFC 8785 canonical object); its expect
 stated on the intent with the apeval terms (expectedBehaviour, expectedSkill, expectedOutcome,
 …), and the outcome descriptions become apeval:OutcomeDescription. Gold whose setDigest is not
 the loaded set's digest was registered against another version of the set and is refused."""
+import pyoxigraph as ox
+
 from kg.digests import canonical_digest
 from kg.loading import Projection, loader
 from kg.lookups import gold_owner, intents_of, pinned_set_digest
@@ -31,6 +33,9 @@ def read_gold(source, ctx):
                     f"drop that source first (kg drop {other}): one revision of a set's gold is in force at a time")
     ctx.raise_if_problems()
     intents = intents_of(ctx, set_iri)
+    buckets = {r[0].value: r[1].value for r in ctx.select(
+        "SELECT ?i ?bucket WHERE { GRAPH ?g { ?i apeval:inReplaySet ?set ; apeval:bucket ?bucket } "
+        "FILTER(?g != ?this_graph) }", set=ox.NamedNode(set_iri))}
     revision = doc["revision"]
     record_iri = mint.under(f"r{revision}", "replayset", set_id, "gold")
     record = iri(record_iri)
@@ -71,6 +76,15 @@ def read_gold(source, ctx):
         if i_iri not in intents:
             ctx.problem(f"{here}/intent", f'intent "{c["intent"]}" is not in the loaded replay set "{set_id}"',
                         "check the id against the set's intents")
+            continue
+        negative = buckets.get(i_iri, "").startswith("negative-")
+        if c.get("expectedSkill") and (c["expectedBehaviour"] == "decline" or negative):
+            why = "a decline case" if c["expectedBehaviour"] == "decline" else \
+                f'intent "{c["intent"]}" is in the bucket {buckets[i_iri]}, a negative: it'
+            ctx.problem(f"{here}/expectedSkill",
+                        f'{why} names no expected skill (apeval:expectedSkill: "Absent on a negative"), '
+                        f'found "{c["expectedSkill"]}"',
+                        'remove "expectedSkill", or give the intent another behaviour and bucket')
             continue
         digest = canonical_digest(c)
         digests.append(digest)

@@ -7,7 +7,10 @@
 #+   apeval:supersedes. Each assertion's outcome has a class - passed; failed (earl:failed, or
 #+   cantTell caused by the agent); grader or environment (cantTell caused by them); unexplained
 #+   (cantTell with no cause, or another cause); inapplicable; untested; other (an outcome that is not
-#+   an EARL outcome value). Agreeing assertions count once; when they disagree in class the verdict
+#+   an EARL outcome value). A passed or failed outcome whose selection is apeval:so-undetected
+#+   ("excluded from denominators (a verdict of cantTell, never a pass or a fail)") is read as the
+#+   cantTell with no cause it is: unexplained; an undetected cantTell keeps its cause's class.
+#+   Agreeing assertions count once; when they disagree in class the verdict
 #+   is conflicting. A verdict with a current assertion that breaks pre-registration (J2: it cites a
 #+   criterion digest its case's gold lacks, or its run began before the criterion was registered) is
 #+   not-preregistered whatever its classes; each verdict notes kg:preregistration (steps 4 and 5).
@@ -48,6 +51,7 @@ WHERE {
         UNION { GRAPH ?changed { ?assertion apeval:graderKind ?value } }
         UNION { GRAPH ?changed { ?result earl:outcome ?value } GRAPH ?results { ?assertion earl:result ?result } }
         UNION { GRAPH ?changed { ?result apeval:failureCause ?value } GRAPH ?results { ?assertion earl:result ?result } }
+        UNION { GRAPH ?changed { ?result apeval:selectionOutcome ?value } GRAPH ?results { ?assertion earl:result ?result } }
         # and an assertion it supersedes, whose verdict changes with it
         UNION { GRAPH ?changed { ?newer apeval:supersedes ?assertion } }
         # and (J2, issue 13) every assertion on a case whose registered criteria the source states
@@ -93,7 +97,12 @@ WHERE {
   OPTIONAL { GRAPH ?causes { ?result apeval:failureCause ?cause } }
   BIND(COALESCE(?trial_index, 0) AS ?trial)
   BIND(COALESCE(?declared_kind, "undeclared") AS ?grader_kind)
-  BIND(IF(?outcome = earl:passed, "passed",
+  # issue 14: an undetected selection is a cantTell, never a pass or a fail (apeval:so-undetected)
+  # (an OPTIONAL, not BIND(EXISTS ...): Virtuoso 7 cannot compile an EXISTS inside a BIND's expression)
+  OPTIONAL { GRAPH ?selections { ?result apeval:selectionOutcome ?undetected }
+             FILTER(?undetected = apeval:so-undetected) }
+  BIND(IF(BOUND(?undetected) && (?outcome = earl:passed || ?outcome = earl:failed), "unexplained",
+       IF(?outcome = earl:passed, "passed",
        IF(?outcome = earl:failed, "failed",
        IF(?outcome = earl:cantTell,
           IF(!BOUND(?cause), "unexplained",
@@ -101,7 +110,7 @@ WHERE {
           IF(?cause = apeval:fc-grader, "grader",
           IF(?cause = apeval:fc-environment, "environment", "unexplained")))),
        IF(?outcome = earl:inapplicable, "inapplicable",
-       IF(?outcome = earl:untested, "untested", "other"))))) AS ?class)
+       IF(?outcome = earl:untested, "untested", "other")))))) AS ?class)
   BIND(IRI(CONCAT("urn:kg:verdict:", SHA1(CONCAT(STR(?system), " ", STR(?case), " ", STR(?grader), " ",
        STR(?trial), "^^", STR(DATATYPE(?trial)), " ", STR(?grader_kind))))) AS ?verdict)
 } ;

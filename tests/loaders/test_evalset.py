@@ -52,7 +52,8 @@ def test_every_inadmissible_pair_is_refused_naming_the_admissible_evaluators(ora
     admissible = TABLE["admissible"][oracle]["evaluators"]
     refused = [e for e in EVALUATORS if e not in admissible]
     rows = [{"id": f"c{n}", "metadata": {"case": {"caseId": f"c{n}", "oracleType": oracle, "evaluator": e,
-                                                  "expectedBehavior": "x", "provenance": "expert-authored"}}}
+                                                  "expectedBehavior": "x", "provenance": "expert-authored",
+                                                  "evaluationCriteria": ["x"]}}}
             for n, e in enumerate(refused)]
     if not rows:
         pytest.skip(f"every evaluator is admissible for {oracle}")
@@ -67,9 +68,25 @@ def test_every_inadmissible_pair_is_refused_naming_the_admissible_evaluators(ora
                f'"{oracle}" (admissible: {", ".join(admissible)})' in messages[n]
 
 
+def test_reviewer_expertise_on_a_programmatic_evaluator_is_warned_of(tmp_path, load):
+    # the profile schema: reviewerExpertise is "Empty where the evaluator is programmatic"
+    def case(id, evaluator, expertise):
+        return {"id": id, "metadata": {"case": {"caseId": id, "oracleType": "expected-final-state", "evaluator": evaluator,
+                                                "expectedBehavior": "x", "provenance": "expert-authored",
+                                                "reviewerExpertise": expertise}}}
+    rows = [case("prog", "exact-or-programmatic", "A billing clerk."), case("state", "trajectory-or-state-check", "Ops."),
+            case("empty", "exact-or-programmatic", ""), case("expert", "human-expert", "A billing clerk.")]
+    path = tmp_path / "expertise.evalset.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    outcome = load(path)[path.name]
+    assert outcome.status == "loaded", outcome.problems
+    flagged = sorted(w["focus"] for w in outcome.warnings if w["message"].startswith("reviewerExpertise is given"))
+    assert flagged == ["<https://kg.example/id/test/prog>", "<https://kg.example/id/test/state>"]
+
+
 def test_an_earl_row_names_a_case_by_its_plain_id(tmp_path, load, store):
     (tmp_path / "desk.evalset.jsonl").write_text(json.dumps(
-        {"id": "desk-1", "metadata": {"case": {"caseId": "desk-1", "oracleType": "rubric", "evaluator": "llm-judge",
+        {"id": "desk-1", "metadata": {"case": {"caseId": "desk-1", "oracleType": "rubric", "evaluator": "llm-judge", "evaluationCriteria": ["x"],
                                               "expectedBehavior": "x", "provenance": "expert-authored"}}}) + "\n")
     (tmp_path / "desk.earl.jsonl").write_text(json.dumps(
         {"id": "v1", "system": "sys", "intent": "desk-1", "grader": {"id": "j", "kind": "model"},

@@ -441,3 +441,22 @@ def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verd
     # the pass-rate trend over runs is drawn
     page.goto(urljoin(base, "compare.html"))
     assert page.locator('img.chart[src*="trend-"]').count() >= 2
+
+
+def test_the_results_page_shows_the_run_measurements_kg_query_gives(site, page, tmp_path):
+    _, base = site
+    store = tmp_path / "store"
+    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
+    done = run_kg("query", "run-measurements", "--format", "json", "--store", store)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert len(rows) == 20  # 2 sets x 2 systems x 5 metrics the example harness reported
+    page.goto(urljoin(base, "results.html"))
+    shown_rows = page.query_selector_all("table#run-measurements tbody tr")
+    assert len(shown_rows) == len(rows)
+    columns = [th.inner_text().strip() for th in page.query_selector_all("table#run-measurements thead th")]
+    for row, tr in zip(rows, shown_rows):
+        cells = dict(zip(columns, (td.inner_text().strip() for td in tr.query_selector_all("td"))))
+        assert cells["notation"] == row["notation"]
+        for field in ("runs_measured", "runs_without", "runs_conflicting", "median", "p90", "mean", "total"):
+            assert cells[field] == shown(row[field]), (row, field, cells)
