@@ -104,22 +104,50 @@ def rate_cell(row: dict[str, Any], rate: Rate) -> str:
     return f"{_percent(value, rate.signed)}{interval} of {of_text}"
 
 
+# path words that name what follows rather than a thing: a grader's /version/DIGEST, a system's /run/ID
+QUALIFIERS = ("version", "run")
+_DIGEST = re.compile(r"^(?:(sha\d+|md5):)?([0-9a-f]{32,})$", re.IGNORECASE)
+
+
+def _segment(text: str) -> str:
+    """A path segment for reading: a digest cut to 12 hex digits (sha256:9998e1c09c5a)."""
+    match = _DIGEST.match(text)
+    if match:
+        return f"{match.group(1) + ':' if match.group(1) else ''}{match.group(2)[:12]}"
+    return text
+
+
 def short_ids(iris: set[IRI]) -> dict[IRI, str]:
     """Each IRI's shortest tail of path segments (`cubby@1.4.0`, `shacl/api`) that no other IRI of
-    the set ends with; the whole IRI when no tail is its own."""
+    the set ends with, never starting at a digest or a qualifier, and `NAME/version/DIGEST` or
+    `NAME/run/ID` read as `NAME@DIGEST`, `NAME@ID` (as kg names them); the whole IRI when no tail
+    is its own."""
     from urllib.parse import unquote
 
     def segments(iri: str) -> list[str]:
         head, _, rest = iri.partition("://")
         return [unquote(p) for p in re.split(r"[/#]", rest if rest else head) if p]
+
+    def readable(tail: list[str]) -> str:
+        out: list[str] = []
+        for i, part in enumerate(tail):
+            if part in QUALIFIERS and out and i + 1 < len(tail):
+                out[-1] += "@"
+            elif out and out[-1].endswith("@"):
+                out[-1] += _segment(part)
+            else:
+                out.append(_segment(part))
+        return "/".join(out)
     parts = {iri: segments(iri) for iri in iris}
     shown = {}
     for iri, mine in parts.items():
         shown[iri] = str(iri)
         for n in range(1, len(mine) + 1):
             tail = mine[-n:]
+            if n < len(mine) and (_DIGEST.match(tail[0]) or tail[0] in QUALIFIERS or mine[-n - 1] in QUALIFIERS):
+                continue  # a digest, a qualifier or what a qualifier qualifies does not say whose alone
             if not any(other is not iri and others[-n:] == tail for other, others in parts.items()):
-                shown[iri] = "/".join(tail)
+                shown[iri] = readable(tail)
                 break
     return shown
 

@@ -66,6 +66,11 @@ def test_short_ids_grow_until_they_are_told_apart():
            {"s": IRI("http://aksw.org/projects/RDFUnit")}]
     _, cells, _ = fold(["s"], w3c, None, None)
     assert [c["s"] for c in cells] == ["earl/api", "shacl/api", "RDFUnit"]
+    # a grader version and a run read as kg names them: NAME@DIGEST (cut to 12 hex digits), NAME@RUN
+    named = [{"s": IRI(ID + "grader/check-state/version/sha256%3A" + "9998e1c09c5a" + "0" * 52)},
+             {"s": IRI(ID + "system/mockllm%2Fmodel/run/abc123")}, {"s": IRI(ID + "grader/alice")}]
+    _, cells, _ = fold(["s"], named, None, None)
+    assert [c["s"] for c in cells] == ["check-state@sha256:9998e1c09c5a", "mockllm/model@abc123", "alice"]
     # a string that only looks like an IRI (a literal) is shown as it is, not cut to a tail
     _, cells, _ = fold(["note"], [{"note": "see https://x.example/a/b"}, {"note": "y"}], None, None)
     assert cells[0]["note"] == "see https://x.example/a/b"
