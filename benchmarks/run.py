@@ -254,21 +254,36 @@ def pandas_metrics(estate: Path, k: int = 3) -> dict:
 
     The rules are pass-at-k's and judge-kind-metrics' own (a superseded assessment does not count;
     one grader's agreeing verdicts on a trial count once, disagreeing ones make it conflicting;
-    cantTell caused by the agent is a failure; grader and environment causes are excluded)."""
+    cantTell caused by the agent is a failure; grader and environment causes are excluded; a pass or
+    fail whose selection went undetected is an unexplained cantTell; a trial with an assessment that
+    cites a criterion digest its gold does not register, or judged before the gold was registered,
+    is not pre-registered, whatever else it is)."""
+    import hashlib
+
     import pandas as pd
+    import rfc8785
 
     suites = {}
     for path in sorted(estate.glob("*.replayset.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
         suites[doc["replaySet"]] = doc["suiteKind"]
+    registered, criteria = {}, {}  # per replay set: when its gold was registered; per intent: its digest
+    for path in sorted(estate.glob("*.gold.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        registered[doc["replaySet"]] = pd.Timestamp(doc["registeredAt"])
+        for c in doc["criteria"]:
+            criteria[(doc["replaySet"], c["intent"])] = "sha256:" + hashlib.sha256(rfc8785.dumps(c)).hexdigest()
     frames = []
     for path in sorted(estate.glob("*.earl.jsonl")):
         df = pd.read_json(path, lines=True, dtype=False)
         grader = pd.DataFrame(df.pop("grader").tolist(), index=df.index)
         df["grader"] = grader["id"]
         df["grader_kind"] = grader["kind"].fillna("undeclared") if "kind" in grader else "undeclared"
+        for column in ("selectionOutcome", "criterionDigest", "date"):
+            if column not in df:
+                df[column] = None
         frames.append(df[["id", "system", "replaySet", "intent", "trial", "grader", "grader_kind", "outcome",
-                          "failureCause", "supersedes"]])
+                          "failureCause", "supersedes", "selectionOutcome", "criterionDigest", "date"]])
     a = pd.concat(frames, ignore_index=True)
     a = a[~a["id"].isin(set(a["supersedes"].dropna()))]          # current assessments only
     a["trial"] = a["trial"].fillna(0).astype(int)
@@ -276,18 +291,28 @@ def pandas_metrics(estate: Path, k: int = 3) -> dict:
     verdict = a["outcome"].map({"passed": "passed", "failed": "failed", "inapplicable": "inapplicable",
                                 "untested": "untested"})
     verdict = verdict.where(a["outcome"] != "cantTell", cause.fillna("unexplained"))
+    undetected = a["outcome"].isin(["passed", "failed"]) & (a["selectionOutcome"] == "undetected")
+    verdict = verdict.where(~undetected, "unexplained")
     a["verdict"] = verdict.fillna("other")
+    pinned = [criteria.get((s, i)) for s, i in zip(a["replaySet"], a["intent"])]
+    cited = a["criterionDigest"]
+    judged = pd.to_datetime(a["date"], utc=True)
+    before = [r is not None and d is not pd.NaT and d < r for d, r in zip(judged, a["replaySet"].map(registered))]
+    a["unregistered"] = [(c is not None and c == c and c != p) or b for c, p, b in zip(cited, pinned, before)]
     a["earl_failed"] = (a["outcome"] == "failed").astype(int)
 
     group = ["replaySet", "system", "grader_kind", "grader"]
     trials = (a.groupby(group + ["intent", "trial"], sort=False)
-               .agg(kinds=("verdict", "nunique"), verdict=("verdict", "first"), earl_failed=("earl_failed", "sum"))
+               .agg(kinds=("verdict", "nunique"), verdict=("verdict", "first"), earl_failed=("earl_failed", "sum"),
+                    unregistered=("unregistered", "any"))
                .reset_index())
     trials["status"] = trials["verdict"].where(trials["kinds"] == 1, "conflicting")
+    trials["status"] = trials["status"].where(~trials["unregistered"], "not-preregistered")
     status = trials["status"]
     flags = {"eligible": status.isin(["passed", "failed"]), "passed": status == "passed"}
-    for reason in ("grader", "environment", "unexplained", "inapplicable", "untested", "other", "conflicting"):
-        flags[f"x_{reason}"] = status == reason
+    for reason in ("grader", "environment", "unexplained", "inapplicable", "untested", "other", "conflicting",
+                   "not-preregistered"):
+        flags[f"x_{reason.replace('-', '_')}"] = status == reason
     for name, flag in flags.items():
         trials[name] = flag.astype(int)
     trials["first"] = (trials["trial"] == 0) & flags["eligible"]
@@ -318,7 +343,8 @@ def pandas_metrics(estate: Path, k: int = 3) -> dict:
     for column, value in (("passed", "passed"), ("failed", "failed"), ("cant_tell_agent", "agent"),
                           ("cant_tell_grader", "grader"), ("cant_tell_environment", "environment"),
                           ("cant_tell_unexplained", "unexplained"), ("inapplicable", "inapplicable"),
-                          ("untested", "untested"), ("other", "other"), ("conflicting", "conflicting")):
+                          ("untested", "untested"), ("other", "other"), ("conflicting", "conflicting"),
+                          ("excluded_not_preregistered", "not-preregistered")):
         jk[column] = counts[value] if value in counts else 0
     jk["trials"] = counts.sum(axis=1)
     jk["eligible"] = jk["passed"] + jk["failed"] + jk["cant_tell_agent"]
@@ -342,15 +368,19 @@ def compare_with_kg(kg_rows: dict, pandas_rows: dict) -> dict:
     from urllib.parse import unquote
 
     def tail(iri):
-        return unquote(str(iri).rstrip("/").rsplit("/", 1)[-1]) if iri else None
+        # a grader version (GRADER/version/DIGEST) is compared as its grader: the estate gives each
+        # grader one implementation, so versions and graders are the same rows
+        text = str(iri).rstrip("/").split("/version/")[0] if iri else None
+        return unquote(text.rsplit("/", 1)[-1]) if text else None
 
     checks = {"pass-at-k": ["cases", "cases_at_1", "passed_at_1", "cases_at_k", "short_cases", "trials",
                             "eligible_trials", "excluded_grader", "excluded_environment", "excluded_unexplained",
                             "excluded_inapplicable", "excluded_untested", "excluded_other", "excluded_conflicting",
-                            "pass_at_1", "pass_at_k", "pass_hat_k", "suite_kind"],
+                            "excluded_not_preregistered", "pass_at_1", "pass_at_k", "pass_hat_k", "suite_kind"],
               "judge-kind-metrics": ["trials", "passed", "failed", "cant_tell_agent", "cant_tell_grader",
                                      "cant_tell_environment", "cant_tell_unexplained", "inapplicable", "untested",
-                                     "other", "conflicting", "eligible", "pass_rate", "suite_kind"]}
+                                     "other", "conflicting", "excluded_not_preregistered", "eligible", "pass_rate",
+                                     "suite_kind"]}
     report = {}
     for name, columns in checks.items():
         ours = {(tail(r["replay_set"]), tail(r["system"]), r["grader_kind"], tail(r["grader"])): r
