@@ -3,7 +3,9 @@
 earl:subject is the system under test, earl:test the intent, earl:assertedBy the grader (an
 apeval:Judge with its apeval:judgeKind); the assertion carries apeval:trialIndex and
 apeval:graderKind, the result earl:outcome, apeval:failureCause, apeval:selectionOutcome and
-apeval:deliveredSituation; the run (prov:Activity) its prov:startedAtTime from "runStartedAt".
+apeval:deliveredSituation; the run (prov:Activity) its prov:startedAtTime from "runStartedAt" and, from "components", the
+components it was built from (prov:used, each a prov:Entity with kg:componentKind and
+kg:componentDigest, the terms an experiment plan pins a variant's components with).
 A grader with no declared kind gets no apeval:graderKind: the
 queries read it as "undeclared", never as any declared kind.
 
@@ -52,6 +54,7 @@ def read_earl_jsonl(source, ctx):
     by_line = dict(rows)
     edges, keys, names = [], {}, {a: by_line[n]["id"] for a, n in here.items()}
     measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
+    built: dict[tuple[str, str], tuple[int, str]] = {}  # (run, component kind) -> (first line, digest)
     checked_graders: set[str] = set()
     t = Triples()
     for n, row in rows:
@@ -69,6 +72,12 @@ def read_earl_jsonl(source, ctx):
                             'give the line its "run" id, or remove "runStartedAt"')
             else:
                 t.add(iri(run), p("prov:startedAtTime"), literal(row["runStartedAt"], XSD + "dateTime"))
+        if row.get("components"):
+            if run is None:
+                ctx.problem(f"line {n}, /components", "components are those of the run that was built from them",
+                            'give the line its "run" id, or remove "components"')
+            else:
+                components(t, ctx, built, n, run, row["components"])
         grader = row["grader"]
         g_iri = ctx.mint(f"line {n}, /grader/id", lambda: mint.iri(grader["id"], "grader"))
         if g_iri is None:
@@ -184,6 +193,25 @@ def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | N
                         f"{other or 'without a kind'} in {path.value}",
                         "a grader has one kind; give a different grader its own id")
             return
+
+
+def components(t: Triples, ctx, built: dict, line: int, run: str, stated: dict[str, str]) -> None:
+    """The components the run was built from, in the terms an experiment plan pins a variant's with
+    (kg:componentKind, kg:componentDigest on a prov:Entity), each one the run prov:used:
+    {run}/component/{kind}. A run is one build: two lines of the file giving it two digests of a
+    component are refused."""
+    for kind, digest in sorted(stated.items()):
+        first = built.setdefault((run, kind), (line, digest))
+        if first[1] != digest:
+            ctx.problem(f"line {line}, /components/{kind}",
+                        f"the run is given {kind} {digest} here but {first[1]} on line {first[0]}",
+                        "a run is one build; give each run its own id, or correct one line")
+            continue
+        c = iri(f"{run}/component/{kind}")
+        t.add(iri(run), p("prov:used"), c)
+        t.add(c, p("rdf:type"), p("prov:Entity"))
+        t.add(c, p("kg:componentKind"), literal(kind))
+        t.add(c, p("kg:componentDigest"), literal(digest))
 
 
 def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str, values: dict) -> None:
