@@ -195,17 +195,24 @@ def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | N
             return
 
 
+def _once(ctx, seen: dict, key: tuple, line: int, value, place: str, what: str, fix: str) -> bool:
+    """Whether `value` agrees with the first line that gave `key` one (a run states a fact once);
+    when not, a problem naming both lines."""
+    first = seen.setdefault(key, (line, value))
+    if first[1] == value:
+        return True
+    ctx.problem(f"line {line}, {place}", f"the run is given {what} {value} here but {first[1]} on line {first[0]}", fix)
+    return False
+
+
 def components(t: Triples, ctx, built: dict, line: int, run: str, stated: dict[str, str]) -> None:
     """The components the run was built from, in the terms an experiment plan pins a variant's with
     (kg:componentKind, kg:componentDigest on a prov:Entity), each one the run prov:used:
     {run}/component/{kind}. A run is one build: two lines of the file giving it two digests of a
     component are refused."""
     for kind, digest in sorted(stated.items()):
-        first = built.setdefault((run, kind), (line, digest))
-        if first[1] != digest:
-            ctx.problem(f"line {line}, /components/{kind}",
-                        f"the run is given {kind} {digest} here but {first[1]} on line {first[0]}",
-                        "a run is one build; give each run its own id, or correct one line")
+        if not _once(ctx, built, (run, kind), line, digest, f"/components/{kind}", kind,
+                     "a run is one build; give each run its own id, or correct one line"):
             continue
         c = iri(f"{run}/component/{kind}")
         t.add(iri(run), p("prov:used"), c)
@@ -219,11 +226,8 @@ def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str
     each a metric (dqv:isMeasurementOf), a value (dqv:value) and a unit (apeval:unit)."""
     reported = {notation: value for notation, value in values.items() if value is not None}
     for notation, value in reported.items():
-        first = measured.setdefault((target, notation), (line, value))
-        if first[1] != value:
-            ctx.problem(f"line {line}, /measurements/{notation}",
-                        f"the run is given {notation} {value} here but {first[1]} on line {first[0]}",
-                        "a run has one value of each metric; give each run its own id, or correct one line")
+        if not _once(ctx, measured, (target, notation), line, value, f"/measurements/{notation}", notation,
+                     "a run has one value of each metric; give each run its own id, or correct one line"):
             return
     if not reported:
         return

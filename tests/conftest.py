@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,17 @@ EXAMPLE_REQUIRED = {"baseline": "https://kg.example/id/system/cubby@1.4.0",
 
 def required_params(query) -> dict:
     return {p.name: EXAMPLE_REQUIRED[p.name] for p in query.params.values() if p.required}
+
+
+@contextmanager
+def small_disk(where: Path, size: str):
+    """A real disk of `size` (a tmpfs mounted at `where`) for full-disk tests, unmounted on leaving;
+    the test skips where mounting needs root the run does not have (CI runs as root)."""
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], capture_output=True)

@@ -12,7 +12,7 @@ import pytest
 from kg import ingest
 from kg.store import Store
 
-from .conftest import EXAMPLES, TESTS, run_kg
+from .conftest import EXAMPLES, TESTS, run_kg, small_disk
 
 BASE = TESTS / "bad" / "_base"
 
@@ -116,14 +116,8 @@ def test_the_cli_names_what_it_could_not_load(tree, tmp_path):
 def test_a_full_disk_under_the_store_fails_the_files_it_stops_says_why_and_a_rerun_completes(tmp_path):
     """A real full disk: a small tmpfs (root only, as CI runs), filled until a load cannot finish."""
     import json
-    import subprocess
 
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(disk)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
-    try:
+    with small_disk(tmp_path / "disk", "20m") as disk:
         store = disk / "store"
         assert run_kg("load", "--store", store, EXAMPLES / "cubby.ttl",
                       EXAMPLES / "cubby-routing.replayset.json").returncode == 0
@@ -142,8 +136,6 @@ def test_a_full_disk_under_the_store_fails_the_files_it_stops_says_why_and_a_rer
         assert run_kg("load", "--store", clean, EXAMPLES).returncode == 0
         query = ["query", "pass-at-k", "-p", "k=2", "--format", "json", "--store"]
         assert json.loads(run_kg(*query, store).stdout) == json.loads(run_kg(*query, clean).stdout)
-    finally:
-        subprocess.run(["umount", str(disk)], capture_output=True)
 
 
 def test_a_value_longer_than_the_engine_takes_is_refused_with_its_line_and_the_store_unchanged(tmp_path):

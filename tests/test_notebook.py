@@ -7,19 +7,26 @@ from nbclient import NotebookClient
 from tests.conftest import EXAMPLES, ROOT
 
 
-def test_explore_notebook_runs_in_a_real_kernel_on_the_projects_store(tmp_path, monkeypatch):
-    # a project laid out as the checkout is: kg.toml at the top, the notebook in notebooks/; run from
-    # notebooks/ with nothing in the environment naming a store, it must use the project's .kg/store
-    for name in ("KG_STORE", "KG_ENDPOINT", "KG_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    shutil.copy(ROOT / "kg.toml", tmp_path / "kg.toml")
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "examples").symlink_to(EXAMPLES)
-    notebook = nbformat.read(ROOT / "notebooks" / "explore.ipynb", as_version=4)
+def run_in_project(name: str, project, monkeypatch) -> list:
+    """Runs notebooks/NAME in a real kernel inside a project laid out as the checkout is (kg.toml at
+    the top, the notebook in notebooks/), with nothing in the environment naming a store; returns
+    its code cells' outputs, after checking that none is an error."""
+    for variable in ("KG_STORE", "KG_ENDPOINT", "KG_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    shutil.copy(ROOT / "kg.toml", project / "kg.toml")
+    (project / "notebooks").mkdir()
+    (project / "examples").symlink_to(EXAMPLES)
+    notebook = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path / "notebooks")}}).execute()
+                   resources={"metadata": {"path": str(project / "notebooks")}}).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
+    return outputs
+
+
+def test_explore_notebook_runs_in_a_real_kernel_on_the_projects_store(tmp_path, monkeypatch):
+    # run from notebooks/, it must use the project's .kg/store
+    outputs = run_in_project("explore.ipynb", tmp_path, monkeypatch)
     texts = "\n".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "loaded" in texts and "pass-at-k" in texts
     assert "cubby-routing" in texts and "capability" in texts and "mechanical" in texts
@@ -34,16 +41,7 @@ def test_compare_notebook_draws_two_systems_per_grader_kind_with_the_clis_number
     import json
 
     from tests.conftest import run_kg
-    for name in ("KG_STORE", "KG_ENDPOINT", "KG_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    shutil.copy(ROOT / "kg.toml", tmp_path / "kg.toml")
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "examples").symlink_to(EXAMPLES)
-    notebook = nbformat.read(ROOT / "notebooks" / "compare.ipynb", as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path / "notebooks")}}).execute()
-    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
-    assert not [o for o in outputs if o.output_type == "error"]
+    outputs = run_in_project("compare.ipynb", tmp_path, monkeypatch)
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 1, "one figure, a panel per grader kind"
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "not drawn:" in printed and "refused: on 1 paired case(s)" in printed  # said, not drawn as 0

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from kg import report
-from tests.conftest import EXAMPLES, run_kg
+from tests.conftest import EXAMPLES, run_kg, small_disk
 
 
 def build(folder):
@@ -163,13 +163,7 @@ def test_history_files_kg_did_not_write_are_skipped_with_a_warning(store, tmp_pa
 
 def test_a_full_disk_under_the_report_publishes_nothing_and_leaves_no_partial_build(store, tmp_path):
     """A real full disk: a 300 KB tmpfs (root only, as CI runs); a report needs more."""
-    import subprocess
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(disk)],
-                                           capture_output=True).returncode != 0:
-        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
-    try:
+    with small_disk(tmp_path / "disk", "300k") as disk:
         done = run_kg("report", "--store", store, "--out", disk / "site")
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert "the disk is full" in done.stderr and "nothing was published" in done.stderr
@@ -190,5 +184,3 @@ def test_a_full_disk_under_the_report_publishes_nothing_and_leaves_no_partial_bu
         assert history.returncode == 1 and "Traceback" not in history.stderr, history.stderr
         assert "cannot write the coverage snapshot" in history.stderr
         assert list((disk / "history").iterdir()) == []  # no snapshot cut short for the trend to trip on
-    finally:
-        subprocess.run(["umount", str(disk)], capture_output=True)
