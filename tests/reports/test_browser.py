@@ -257,11 +257,17 @@ def shown(value) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_path):
+def compare_page(site, page, tmp_path):
+    """The site's compare page open in the browser, and a store of the same data for kg compare."""
     _, base = site
     store = tmp_path / "store"
     assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
     page.goto(urljoin(base, "compare.html"))
+    return base, store
+
+
+def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_path):
+    base, store = compare_page(site, page, tmp_path)
     sections = page.query_selector_all("section.comparison")
     assert len(sections) == 2  # cubby-regression and cubby-routing: 1.4.0, then 1.5.0-rc1 on each
     checked = 0
@@ -413,10 +419,7 @@ def test_the_menu_lists_the_catalogue(site, page):
 
 def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verdict(site, page, tmp_path):
     """Issue 19: per grader kind, the regressed cases of kg compare --format json head the grid."""
-    _, base = site
-    store = tmp_path / "store"
-    assert run_kg("load", "--store", store, EXAMPLES, HOSTILE).returncode == 0
-    page.goto(urljoin(base, "compare.html"))
+    base, store = compare_page(site, page, tmp_path)
     section = page.locator('section.comparison[data-replay-set$="/cubby-routing"]')
     baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
     done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
