@@ -139,6 +139,14 @@ class Site:
             self._verdicts = rows
         return self._verdicts
 
+    @functools.cache
+    def _verdicts_by_key(self) -> dict[tuple, list[dict]]:
+        """The verdicts by (system, grader kind, grader), indexed once for every grid of the compare page."""
+        index: dict[tuple, list[dict]] = {}
+        for v in self.verdicts():
+            index.setdefault((v["system"], v["grader_kind"], v["grader"]), []).append(v)
+        return index
+
     def compare_grid(self, row: dict, baseline: str, candidate: str, replay_set: str | None) -> dict:
         """The cases of one `compare` row (a grader kind and grader) × (baseline, candidate), each
         cell the side's verdicts (linking to them), regressions first: regressed, new wrong answers,
@@ -147,10 +155,10 @@ class Site:
         lists); the rest are sorted by which side has verdicts and eligible trials, and `mismatch`
         names any count that disagrees with the row's."""
         sides: dict[str, dict[str, list]] = {}
-        for v in self.verdicts():
-            if (v["system"] in (baseline, candidate) and v["grader_kind"] == row["grader_kind"]
-                    and v["grader"] == row["grader"] and v["read_by"] in (None, "pass-at-k")
-                    and (replay_set is None or v["replay_set"] == replay_set)):
+        mine = [v for system in (baseline, candidate)
+                for v in self._verdicts_by_key().get((system, row["grader_kind"], row["grader"]), [])]
+        for v in mine:
+            if v["read_by"] in (None, "pass-at-k") and (replay_set is None or v["replay_set"] == replay_set):
                 side = "baseline" if v["system"] == baseline else "candidate"
                 sides.setdefault(v["case"], {"baseline": [], "candidate": []})[side].append(v)
         listed = {name: set(filter(None, (row.get(f"{name}_cases") or "").split(", ")))
