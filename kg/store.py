@@ -247,7 +247,10 @@ class CatalogueStore:
         self.derive_touched()
 
     def derive_touched(self, change: str = "") -> None:
-        """Derives every touched key, a chunk per transaction, then `change` with the last one."""
+        """Derives every touched key, a chunk per transaction, then `change` with the last one. The
+        derive steps run at least once even when no key is touched: a rule over sources of any kind
+        (the plans layer's pins) is recomputed on every write."""
+        self.update(layers.derive_chunk())
         while self.ask(layers.touched_query()):
             self.update(layers.derive_chunk())
         self.update(layers.finish(change))

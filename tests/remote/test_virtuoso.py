@@ -38,7 +38,7 @@ _EXISTS_LOGIC = ("SQ074", "SQL compile error: EXISTS combined with && or || insi
 REFUSED = {
     "data-quality": _IF_AGGREGATE, "selection-charges": _IF_AGGREGATE,
     "selection-outcomes": _IF_AGGREGATE,
-    "experiment-plans": _EXISTS_LOGIC, "variant-comparison": _EXISTS_LOGIC, "situation-check": _EXISTS_LOGIC,
+    "situation-check": _EXISTS_LOGIC,
     "wrong-description-cases": _EXISTS_LOGIC, "wrong-description-reach": _EXISTS_LOGIC,
 }
 # Queries Virtuoso answers right on some runs and hangs on in others (its plan depends on what it
