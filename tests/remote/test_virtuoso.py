@@ -111,6 +111,14 @@ def test_the_verdict_layer_built_on_virtuoso_is_the_embedded_one(remote, embedde
     assert remote.layers_current()
 
 
+def test_the_plans_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded):
+    # queries/layers/plans.ru, kept by the same updates on the server: every triple of its graph
+    layer = "SELECT ?s ?p ?o WHERE { GRAPH <urn:kg:layer:plans> { ?s ?p ?o } }"
+    on_virtuoso, embedded_rows = set(remote.select_values(layer)[1]), set(embedded.select_values(layer)[1])
+    assert any("pins hold" in str(row[2]) for row in embedded_rows)  # the examples' plan holds its pins
+    assert on_virtuoso == embedded_rows
+
+
 @pytest.mark.parametrize("name", QUERIES)
 def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server):
     query = CATALOGUE[name]
