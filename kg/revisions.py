@@ -99,9 +99,24 @@ def parse_ntriples(text: str) -> list[tuple]:
     return [(t.subject, t.predicate, t.object) for t in ox.parse(text.encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)]
 
 
+# what kg adds to a source at load beyond the file's own words: the check of a situation's records
+# against the domain's shapes (kg/domain_shapes.py), which follows the shapes loaded at the time and
+# so may differ on a reload of the same words; it is re-derived, never compared as evidence
+CHECKED_AGAINST = "https://kg.example/ns#checkedAgainst"
+VALIDATION_RESULT = "http://www.w3.org/ns/shacl#ValidationResult"
+
+
+def _evidence(triples) -> list[tuple]:
+    """The triples without the record check's (kg:checkedAgainst, and its sh:ValidationResult nodes)."""
+    results = {s for s, pr, o in triples if pr.value == RDF_TYPE and isinstance(o, ox.NamedNode)
+               and o.value == VALIDATION_RESULT}
+    return [(s, pr, o) for s, pr, o in triples if pr.value != CHECKED_AGAINST and s not in results]
+
+
 def compare(old_triples, new_triples) -> list[Change]:
-    """What the new triples change or drop of the old ones, one Change per item (owners first)."""
-    old, new = items(old_triples), items(new_triples)
+    """What the new triples change or drop of the old ones, one Change per item (owners first). The
+    record check's triples are left out: derived at load, they follow the shapes loaded then."""
+    old, new = items(_evidence(old_triples)), items(_evidence(new_triples))
     links = _links(new) | _links(old)
     owners = {node: owner for node, (owner, _) in links.items()}
     changes: dict[str, Change] = {}

@@ -52,8 +52,12 @@ def check(ntriples: str, shapes: Path) -> list[dict]:
 
 def check_with_pyshacl(ntriples: str, shapes: Path) -> list[dict]:
     """The reference: pySHACL over an rdflib graph."""
-    data = parse_ntriples(ntriples)
-    _, report, _ = pyshacl.validate(data, shacl_graph=shapes_graph(shapes), inference="none",
+    return results_of(parse_ntriples(ntriples), shapes_graph(shapes))
+
+
+def results_of(data: rdflib.Graph, shapes: rdflib.Graph) -> list[dict]:
+    """Every SHACL result of pySHACL for the data graph under the shapes graph, as check() gives them."""
+    _, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none",
                                     advanced=True, allow_warnings=True)
     results = []
     for r in report.subjects(rdflib.RDF.type, SH.ValidationResult):

@@ -1,11 +1,13 @@
 """Delivered situations (*.situations.jsonl) → apeval:DeliveredSituation, one per line: the
 records the run left (dul:isSettingFor, each typed with its domain class), the inputs it named
 missing, whether it asked, the skill it selected, and apeval:reachedUnder — the description its
-own plan was reaching for, which must be one the set's gold registered."""
+own plan was reaching for, which must be one the set's gold registered. A record may state its own
+properties; the records are checked against the domain's SHACL shapes (kg/domain_shapes.py)."""
+from kg import domain_shapes
 from kg.loading import Projection, loader
 from kg.lookups import descriptions_of, loaded_among
 from kg.runs import RunRows
-from kg.terms import Triples, declare, iri, literal, p
+from kg.terms import Triples, decimal, declare, iri, literal, p
 
 
 @loader(kind="situations", parse="jsonl", patterns=("*.situations.jsonl",), schema="situations.schema.json",
@@ -23,6 +25,9 @@ def read_situations(source, ctx):
     described: dict[str, set[str]] = {}
     ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "situation id")
     t = Triples()
+    own = Triples()  # the records' own triples, which the domain's shapes check
+    record_iris: list[str] = []
+    values: set[str] = set()
     for n, row in rows:
         mint = refs.minter(row)
         intent = refs.intent(n, row, mint)
@@ -45,14 +50,17 @@ def read_situations(source, ctx):
         t.add(s, p("kg:asked"), literal(bool(row.get("asked", False))))
         ctx.duplicates(((f"line {n}, /records/{k}/id", r["id"]) for k, r in enumerate(row["records"])), "record id")
         for k, record in enumerate(row["records"]):
-            cls = ctx.mint(f"line {n}, /records/{k}/class", lambda: mint.term(record["class"]))
-            rec_iri = ctx.mint(f"line {n}, /records/{k}/id",
-                               lambda: mint.iri(record["id"], "situation", row["id"], "record"))
+            here = f"line {n}, /records/{k}"
+            cls = ctx.mint(f"{here}/class", lambda: mint.term(record["class"]))
+            rec_iri = ctx.mint(f"{here}/id", lambda: mint.iri(record["id"], "situation", row["id"], "record"))
             if cls and rec_iri:
                 rec = iri(rec_iri)
                 t.add(s, p("dul:isSettingFor"), rec)
-                t.add(rec, p("rdf:type"), iri(cls))
-                t.add(rec, p("dcterms:identifier"), literal(record["id"]))
+                for target in (t, own):
+                    target.add(rec, p("rdf:type"), iri(cls))
+                    target.add(rec, p("dcterms:identifier"), literal(record["id"]))
+                record_iris.append(rec_iri)
+                _properties(ctx, own, rec, record.get("properties", {}), mint, f"{here}/properties", values)
         for term in ctx.mint_each(f"line {n}, /namedMissing", row.get("namedMissing", []), mint.term):
             t.add(s, p("kg:namedMissing"), iri(term))
         if row.get("selectedSkill"):
@@ -73,4 +81,25 @@ def read_situations(source, ctx):
                             + (", ".join(sorted(d.rsplit("/", 1)[-1] for d in described[set_iri])) or "none registered"))
             elif d_iri is not None:
                 t.add(s, p("apeval:reachedUnder"), iri(d_iri))
+    ctx.raise_if_problems()
+    t.lines += own.lines + domain_shapes.check(ctx, own, record_iris, values).lines
     return Projection(t)
+
+
+def _properties(ctx, t, rec, properties, mint, place, values):
+    """A record's own statements: each value a literal, or {"id": …} for a node."""
+    for key, given in properties.items():
+        prop = ctx.mint(f"{place}/{key}", lambda: mint.term(key))
+        if prop is None:
+            continue
+        for k, value in enumerate(given if isinstance(given, list) else [given]):
+            if isinstance(value, dict):
+                node = ctx.mint(f"{place}/{key}" + (f"/{k}" if isinstance(given, list) else "") + "/id",
+                                lambda: mint.term(value["id"]))
+                if node:
+                    values.add(node)
+                    t.add(rec, iri(prop), iri(node))
+            elif isinstance(value, float) and not isinstance(value, bool):
+                t.add(rec, iri(prop), decimal(value))
+            else:
+                t.add(rec, iri(prop), literal(value))
