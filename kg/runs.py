@@ -11,7 +11,7 @@ from .terms import Minter, Triples, declare, iri, literal, p
 class RunRows:
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.plain = Minter(ctx.base, {}, declared_by="neither the line nor its replay set")
+        self.plain = Minter(ctx.base, {}, declared_by="the line or its replay set")
         self._sets: dict[str, tuple[str, set[str], dict[str, str]] | None] = {}
 
     def minter(self, row: dict) -> Minter:

@@ -92,7 +92,7 @@ class Minter:
         if value.startswith(_IRI_SCHEMES):
             return check_iri(value)
         declared = ", ".join(sorted(self.prefixes)) or "none"
-        raise MintError(f'"{value}" uses the prefix "{prefix}", which {self.declared_by} does not declare '
+        raise MintError(f'"{value}" uses the prefix "{prefix}", which is not declared by {self.declared_by} '
                         f'(declared: {declared}); add it to "prefixes" or write the full IRI')
 
     def iri(self, value: str, *scope: str) -> str:
