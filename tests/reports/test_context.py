@@ -32,7 +32,7 @@ def rendered(tmp_path_factory):
 
 def test_every_kind_of_page_renders_within_the_contract(rendered):
     out, kinds = rendered
-    assert kinds == {"page", "case", "group", "query", "catalogue"}  # the examples fit one matrix page
+    assert kinds == {"page", "case", "group", "coverage", "wrong-description", "query", "catalogue"}  # one matrix page
     assert (out / "queries" / "index.html").exists() and any((out / "groups").glob("*-counted.html"))
 
 
