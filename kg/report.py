@@ -13,6 +13,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import numbers
 import os
 import re
 import shutil
@@ -64,6 +65,7 @@ class Site:
         self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn (a drawing fault)
         self.empty: dict[str, str] = {}  # chart name -> why the data gives it nothing to draw
         self.case_pages = False  # whether this render writes a page per case (render_site sets it)
+        self.drill_pages = False  # whether it writes the pages behind coverage bars and wrong-description rates
         self._cases_with_pages: set[str] | None = None
         self._all_cases: list[dict] | None = None
         self._verdicts: list[dict] | None = None
@@ -266,6 +268,57 @@ class Site:
         self._groups[self.k] = groups
         return groups
 
+    # ── the rows behind the coverage and wrong-description figures ──
+    @functools.cache
+    def coverage_bars(self) -> list[dict]:
+        """Each coverage-summary row (a bar of the coverage chart) with the terms behind it, from
+        coverage-exercised-by: `terms` (uncovered first, as the query orders them), each a dict of
+        term, covered and its exercising `intents`; `slug` names its page under coverage/. `mismatch`
+        lists any count that disagrees with the row's covered or total, and the page says so."""
+        by_key: dict[tuple, dict[str, dict]] = {}
+        for r in self.query("coverage-exercised-by").rows:
+            key = (r["ontology"], r["replay_set"], r["what"], r["scheme"])
+            term = by_key.setdefault(key, {}).setdefault(r["term"], {"term": r["term"], "covered": False, "intents": []})
+            if r["intent"] is not None:
+                term["covered"] = True
+                term["intents"].append(r["intent"])
+        bars = []
+        for row in self.query("coverage-summary").rows:
+            key = (row["ontology"], row["replay_set"], row["what"], row["scheme"])
+            terms = list(by_key.get(key, {}).values())
+            covered = sum(t["covered"] for t in terms)
+            mismatch = []
+            if len(terms) != row["total"]:
+                mismatch.append(f"total {row['total']} but {len(terms)} terms listed")
+            if covered != row["covered"]:
+                mismatch.append(f"covered {row['covered']} but {covered} exercised terms listed")
+            bars.append({"row": row, "slug": drill_slug(f"{row['what']}-{str(row['replay_set']).rsplit('/', 1)[-1]}", *key),
+                         "terms": terms, "covered": covered, "mismatch": mismatch})
+        return bars
+
+    @functools.cache
+    def wrong_descriptions(self) -> list[dict]:
+        """Each wrong-description-reach row (a rate, per replay set and system) with the situations
+        behind its `wrong` count: the rows of wrong-description-cases of the same replay set and
+        system, as `reached`; `satisfied` counts those that satisfy the expected description all the
+        same. `slug` names its page under wrong-descriptions/; `mismatch` lists any count that
+        disagrees with the row's wrong or satisfied_under_wrong, and the page says so."""
+        by_key: dict[tuple, list[dict]] = {}
+        for r in self.query("wrong-description-cases").rows:
+            by_key.setdefault((r["replay_set"], r["system"]), []).append(r)
+        groups = []
+        for row in self.query("wrong-description-reach").rows:
+            reached = by_key.get((row["replay_set"], row["system"]), [])
+            satisfied = sum(bool(r["satisfies_expected"]) for r in reached)
+            mismatch = []
+            if len(reached) != row["wrong"]:
+                mismatch.append(f"wrong {row['wrong']} but {len(reached)} situations listed")
+            if satisfied != row["satisfied_under_wrong"]:
+                mismatch.append(f"satisfied_under_wrong {row['satisfied_under_wrong']} but {satisfied} listed")
+            groups.append({"row": row, "slug": drill_slug(str(row["system"]).rsplit("/", 1)[-1], row["replay_set"], row["system"]),
+                           "reached": reached, "satisfied": satisfied, "mismatch": mismatch})
+        return groups
+
     @property
     def labels(self) -> dict[str, str]:
         if self._labels is None:
@@ -294,6 +347,25 @@ class Site:
         if self._cases_with_pages is None:
             self._cases_with_pages = {row["case"] for row in self.all_cases()}
         return iri in self._cases_with_pages
+
+    def cell(self, column: str, value: Any, root: str = "", rates=()) -> Markup:
+        """One table cell (the one definition behind _table.html's `cell` macro): empty as —, a
+        boolean as yes/no, a number as a percentage when its query declares the column a rate
+        (`rates`), else as num; a case linking to its page, an IRI shown by label with the IRI as
+        title, anything else as text. Escaped. A Python method, not a macro, because the case pages
+        call it once per value of every verdict: a Jinja macro call there cost most of their time."""
+        if value is None:
+            return Markup('<td class="num" data-sort="-1">—</td>')
+        if value is True or value is False:
+            return Markup(f"<td>{'yes' if value else 'no'}</td>")
+        if isinstance(value, numbers.Number):
+            shown = pct(value) if column in rates else num(value)
+            return Markup('<td class="num" data-sort="{}">{}</td>').format(value, shown)
+        if column == "case" and self.has_case_page(value):
+            return Markup('<td><a href="{}cases/{}.html">{}</a></td>').format(root, slug(value), self.label(value))
+        if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
+            return Markup('<td title="{}">{}</td>').format(value, self.label(value))
+        return Markup("<td>{}</td>").format(value)
 
     def label(self, iri: str | None) -> str:
         if iri is None:
@@ -380,6 +452,78 @@ class Site:
         if missing:
             alt += "; not computable: " + ", ".join(missing)
         return self.chart(name, draw, alt, root)
+
+    def compare_chart(self, name: str, rows: list[dict], title: str, root: str = "") -> Markup:
+        """The `compare` rows of one replay set as small multiples, one panel per grader kind (never
+        pooled), one line per grader and measure: the pass@1 difference over the pass@1 pairs and the
+        pass-rate difference over the paired cases (candidate − baseline), each a point with its 95%
+        interval as whiskers, labelled with the value, interval and n; a line at 0; the axis fitted to
+        the data, symmetric about 0, its scale said. Refused rows, and differences that cannot be
+        computed (no pair), are not drawn as 0: they are named under the panels and in the text."""
+        lines, missing = {}, []
+        for r in rows:
+            who = f"{r['grader_kind']} · {self.label(r['grader'])}"
+            if r.get("status") != "compared":
+                missing.append(f"{who}: {r.get('status')}")
+                continue
+            for measure, column, n, unit in (("pass@1", "pass_at_1_difference", "pass1_cases", "pairs"),
+                                              ("pass rate", "pass_rate_difference", "paired_cases", "paired cases")):
+                if r.get(column) is None:
+                    missing.append(f"{who} {measure} difference: not computable ({r.get(n) or 0} {unit})")
+                    continue
+                lines.setdefault(r["grader_kind"], []).append({
+                    "label": f"{self.label(r['grader'])}\n{measure} (n={r.get(n)})", "who": who, "measure": measure,
+                    "value": r[column], "low": r.get(f"{column}_low"), "high": r.get(f"{column}_high"), "n": r.get(n)})
+        if not lines:
+            reason = "no grader has a difference to draw" + (f" ({'; '.join(missing)})" if missing else "")
+            self.empty[name] = reason
+            return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
+                          f'{escape(reason)}.</p>')
+        top = max(abs(x) for entries in lines.values() for e in entries
+                  for x in (e["value"], e["low"], e["high"]) if x is not None)
+        limit = next((x for x in (0.05, 0.1, 0.2, 0.3, 0.5, 1.0) if top <= x), 1.0)
+
+        def interval(e):
+            return "" if e["low"] is None else f" [{signed(e['low'])}, {signed(e['high'])}]"
+
+        def draw(plt):
+            kinds = sorted(lines)
+            heights = [len(lines[k]) for k in kinds]
+            fig, axes = plt.subplots(len(kinds), 1, sharex=True, squeeze=False,
+                                     figsize=(7.5, 0.55 * sum(heights) + 0.9 * len(kinds) + 0.6),
+                                     gridspec_kw={"height_ratios": heights})
+            for ax, kind in zip(axes[:, 0], kinds):
+                entries = lines[kind]
+                ys = list(range(len(entries)))
+                values = [e["value"] for e in entries]
+                errors = [[e["value"] - (e["low"] if e["low"] is not None else e["value"]) for e in entries],
+                          [(e["high"] if e["high"] is not None else e["value"]) - e["value"] for e in entries]]
+                colours = ["#c62828" if v < 0 else "#2e7d32" if v > 0 else "#555" for v in values]
+                ax.axvline(0, color="#222", linewidth=0.8)
+                for y, v, lo, hi, c in zip(ys, values, errors[0], errors[1], colours):
+                    ax.errorbar([v], [y], xerr=[[lo], [hi]], fmt="o", color=c, ecolor="#222", capsize=3)
+                for y, e in zip(ys, entries):
+                    ax.annotate(f"{signed(e['value'])}{interval(e)}", (e["value"], y), xytext=(0, 6),
+                                textcoords="offset points", fontsize=7, ha="center", va="bottom")
+                ax.set_yticks(ys, [e["label"] for e in entries], fontsize=7)
+                ax.set_ylim(len(entries) - 0.4, -0.7)
+                ax.set_title(f"grader kind: {kind}", fontsize=9, loc="left")
+                ax.grid(axis="x", alpha=0.3)
+            axes[-1, 0].set_xlim(-limit, limit)
+            axes[-1, 0].xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
+            axes[-1, 0].set_xlabel(f"candidate − baseline, scale ±{pct(limit, 0)}"
+                                   + (" (fitted to the data)" if limit < 1 else ""), fontsize=8)
+            fig.suptitle(title, fontsize=10)
+            fig.tight_layout()
+            return fig
+        alt = f"{title}: " + "; ".join(f"{e['who']} {e['measure']} difference {signed(e['value'])}{interval(e)} (n={e['n']})"
+                                      for kind in sorted(lines) for e in lines[kind])
+        if missing:
+            alt += "; not drawn: " + "; ".join(missing)
+        drawn = self.chart(name, draw, alt, root)
+        if missing:
+            drawn += Markup('<p class="note chart-missing">Not drawn: ') + "; ".join(missing) + Markup(".</p>")
+        return drawn
 
     def matrix(self, number: int = 1) -> dict:
         """Cases × systems, each cell the trials' current verdicts per grader kind, in the spirit of
@@ -470,6 +614,12 @@ def group_slug(replay_set, system, grader_kind, grader) -> str:
     return f"{tail}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
 
+def drill_slug(tail: str, *key) -> str:
+    """A file name for the rows behind one figure: a readable tail plus a digest of what names the figure."""
+    tail = re.sub(r"[^A-Za-z0-9._@-]+", "-", tail)[:60]
+    return f"{tail}-{hashlib.sha256(chr(31).join(str(x) for x in key).encode()).hexdigest()[:8]}"
+
+
 def paginate(items: list, size: int | None = None) -> list[list]:
     """`items` in pages of `size` (PAGE_ROWS by default; one empty page for none)."""
     size = size or PAGE_ROWS
@@ -494,6 +644,14 @@ def adapted_k(site: "Site") -> tuple[int, int]:
 
 def pct(value, digits: int = 1) -> str:
     return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def signed(value, digits: int = 1) -> str:
+    """A difference as a signed percentage: +12.5%, −3.0%, 0.0%."""
+    if value is None:
+        return "—"
+    text = f"{100 * abs(value):.{digits}f}%"
+    return text if round(100 * value, digits) == 0 else ("+" if value > 0 else "−") + text
 
 
 def num(value) -> str:
@@ -545,7 +703,7 @@ CONTEXT: dict[str, tuple[type | tuple, str]] = {
     "nav": (list, "the menu: (page, title) pairs, pages/ templates first, then the query catalogue"),
     "catalogue": (list, "every named query (catalogue.NamedQuery), by name, for the menu's catalogue page"),
     "compare_pairs": (list, "(baseline IRI, candidate IRI) pairs asked for with kg report --compare"),
-    "page": (str, "the page being rendered: a pages/ name, or case, group, matrix, query, queries/index"),
+    "page": (str, "the page being rendered: a pages/ name, or case, group, coverage-bar, wrong-description, matrix, query, queries/index"),
     "root": (str, "the relative path from this page to the site's root: '' or '../'"),
 }
 # what each kind of page receives besides CONTEXT
@@ -557,6 +715,12 @@ PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
               "section": (tuple, "the section shown: (key, title, trials)"),
               "trials": (list, "this page's trials of the section: {case, trial, status, verdicts}"),
               "number": (int, "this page's number, from 1"), "pages": (int, "the section's page count")},
+    "coverage": {"bar": (dict, "a coverage bar: row (the coverage-summary row), slug, terms (term, covered, intents), covered, mismatch"),
+                 "terms": (list, "this page's terms of the bar: {term, covered, intents}"),
+                 "number": (int, "this page's number, from 1"), "pages": (int, "the bar's page count")},
+    "wrong-description": {"reach": (dict, "a wrong-description rate: row (the wrong-description-reach row), slug, reached, satisfied, mismatch"),
+                          "reached": (list, "this page's rows of wrong-description-cases behind the rate"),
+                          "number": (int, "this page's number, from 1"), "pages": (int, "the list's page count")},
     "matrix": {"number": (int, "the matrix page's number, from 1")},
     "query": {"q": ("NamedQuery", "the query: name, summary, description, params, columns, text")},
     "catalogue": {},
@@ -606,6 +770,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     site = Site(backend, out, prefixes, params)
     full = pages is None
     site.case_pages = full and "per-case/case.html" in env.list_templates()
+    site.drill_pages = full
     most = 0  # not computed for a render of chosen pages (kg report coverage): it reads every verdict
     if full:
         adapted, most = adapted_k(site)
@@ -643,6 +808,22 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
                     html = _render(template, "group", page="group", root="../", group=group, section=section, trials=trials,
                                            number=number, pages=len(chunks), **common)
                     written.append(_write(out / "groups" / page_file(f"{group['slug']}-{section[0]}", number), html))
+    if full and "per-case/coverage.html" in env.list_templates():
+        template = env.get_template("per-case/coverage.html")
+        for bar in site.coverage_bars():
+            chunks = paginate(bar["terms"])
+            for number, terms in enumerate(chunks, 1):
+                html = _render(template, "coverage", page="coverage-bar", root="../", bar=bar, terms=terms,
+                               number=number, pages=len(chunks), **common)
+                written.append(_write(out / "coverage" / page_file(bar["slug"], number), html))
+    if full and "per-case/wrong-description.html" in env.list_templates():
+        template = env.get_template("per-case/wrong-description.html")
+        for reach in site.wrong_descriptions():
+            chunks = paginate(reach["reached"])
+            for number, reached in enumerate(chunks, 1):
+                html = _render(template, "wrong-description", page="wrong-description", root="../", reach=reach,
+                               reached=reached, number=number, pages=len(chunks), **common)
+                written.append(_write(out / "wrong-descriptions" / page_file(reach["slug"], number), html))
     if full and "per-case/matrix.html" in env.list_templates():
         template = env.get_template("per-case/matrix.html")
         for number in range(2, site.matrix()["pages"] + 1):

@@ -247,7 +247,13 @@ def test_screenshots_of_each_page_type(site, page):
     page.screenshot(path=str(ARTEFACTS / "report-group.png"), full_page=True)
     page.goto(urljoin(base, "queries/index.html"))
     page.screenshot(path=str(ARTEFACTS / "report-queries-index.png"), full_page=True)
-    assert len(list(ARTEFACTS.glob("report-*.png"))) >= 10
+    page.goto(urljoin(base, "coverage.html"))
+    page.locator("#coverage-bars a.drill").first.click()
+    page.screenshot(path=str(ARTEFACTS / "report-coverage-bar.png"), full_page=True)
+    page.goto(urljoin(base, "wrong-descriptions.html"))
+    page.locator("#wrong-rates a.drill").first.click()
+    page.screenshot(path=str(ARTEFACTS / "report-wrong-description.png"), full_page=True)
+    assert len(list(ARTEFACTS.glob("report-*.png"))) >= 12
 
 
 def shown(value) -> str:
@@ -463,3 +469,98 @@ def test_the_results_page_shows_the_run_measurements_kg_query_gives(site, page, 
         assert cells["notation"] == row["notation"]
         for field in ("runs_measured", "runs_without", "runs_conflicting", "median", "p90", "mean", "total"):
             assert cells[field] == shown(row[field]), (row, field, cells)
+
+
+def test_a_coverage_bar_leads_to_its_terms_and_the_intents_exercising_them(site, page):
+    """Issue 16: from a coverage figure (n/N, as the bar's label says) to the terms behind it, the
+    numbers the same at both ends, and on from an exercised term to an intent's page."""
+    _, base = site
+    page.goto(urljoin(base, "coverage.html"))
+    alt = page.locator('img[src="charts/coverage.svg"]').get_attribute("alt")
+    rows = page.locator("#coverage-bars tbody tr")
+    assert rows.count() >= 2
+    checked = intents_followed = 0
+    for i in range(rows.count()):
+        row = page.locator("#coverage-bars tbody tr").nth(i)
+        covered, total = number(row, "[data-field=covered]"), number(row, "[data-field=total]")
+        shown = row.locator("[data-field=coverage]").inner_text().strip()
+        assert f"{shown} ({covered}/{total})" in alt  # the bar's value label is the table's figure
+        row.locator("[data-field=coverage] a.drill").click()
+        assert page.locator("[role=alert]").count() == 0  # the list agrees with the bar
+        assert (number(page, "[data-field=covered]"), number(page, "[data-field=total]")) == (covered, total)
+        assert (number(page, "#terms-covered"), number(page, "#terms-total")) == (covered, total)
+        assert page.locator("#terms tbody tr").count() == total  # the examples' lists fit one page
+        assert page.locator('#terms tbody tr[data-covered="true"]').count() == covered
+        assert page.locator('#terms tbody tr[data-covered="false"] a.intent').count() == 0
+        exercised = page.locator('#terms tbody tr[data-covered="true"]')
+        for j in range(exercised.count()):  # each exercised term names as many intents as its count says
+            term = exercised.nth(j)
+            assert term.locator(".intent").count() == number(term, "[data-field=intents]") > 0
+        if covered and intents_followed < 3:
+            link = exercised.first.locator("a.intent").first
+            name = link.inner_text()
+            link.click()
+            assert name in page.locator("h1").inner_text()
+            intents_followed += 1
+        assert page.errors == []
+        checked += 1
+        page.goto(urljoin(base, "coverage.html"))
+    assert checked == rows.count() and intents_followed >= 1
+
+
+def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
+    """Issue 16: from a wrong-description rate (wrong/situations) to the situations reached under
+    a wrong description, the numbers the same at both ends, and on to a situation's case."""
+    _, base = site
+    page.goto(urljoin(base, "wrong-descriptions.html"))
+    alt = page.locator('img[src="charts/wrong-description-rate.svg"]').get_attribute("alt")
+    rows = page.locator("#wrong-rates tbody tr")
+    assert rows.count() >= 2
+    nonzero = 0
+    for i in range(rows.count()):
+        row = page.locator("#wrong-rates tbody tr").nth(i)
+        wrong, situations = number(row, "[data-field=wrong]"), number(row, "[data-field=situations]")
+        satisfied = number(row, "[data-field=satisfied_under_wrong]")
+        rate = row.locator("[data-field=rate]").inner_text().strip()
+        assert f"{rate} ({wrong}/{situations})" in alt
+        row.locator("[data-field=rate] a.drill").click()
+        assert page.locator("[role=alert]").count() == 0
+        assert (number(page, "[data-field=wrong]"), number(page, "[data-field=situations]"),
+                number(page, "[data-field=satisfied_under_wrong]")) == (wrong, situations, satisfied)
+        assert number(page, "#reached-count") == wrong and number(page, "#reached-satisfied") == satisfied
+        assert page.locator("#reached tbody tr").count() == wrong
+        assert page.locator('#reached tbody tr[data-satisfies="true"]').count() == satisfied
+        if wrong:
+            nonzero += 1
+            case = page.locator("#reached tbody tr").first.locator("td a").first
+            name = case.inner_text()
+            case.click()
+            assert name in page.locator("h1").inner_text()
+        assert page.errors == []
+        page.goto(urljoin(base, "wrong-descriptions.html"))
+    assert nonzero >= 1
+
+
+def test_the_compare_page_charts_each_difference_with_its_interval(site, page):
+    """Issue 16: a system-vs-system chart per replay set, panels per grader kind, an image (no script)
+    whose text gives each row's differences as the table does."""
+    _, base = site
+    page.goto(urljoin(base, "compare.html"))
+    sections = page.locator("section.comparison")
+    assert sections.count() == 2
+    for i in range(sections.count()):
+        section = sections.nth(i)
+        image = section.locator('img.chart[src^="charts/compare-"]')
+        assert image.count() == 1 and page.evaluate("(img) => img.naturalWidth > 0", image.element_handle())
+        alt = image.get_attribute("alt")
+        for row in section.locator("table.compare-summary tbody tr").all():
+            kind = row.get_attribute("data-kind")
+            difference = row.locator("[data-field=pass_rate_difference]").inner_text().strip()
+            if difference == "—":
+                continue
+            value = float(difference)
+            words = ("+" if value > 0 else "−" if value < 0 else "") + f"{abs(100 * value):.1f}%"
+            paired = row.locator("[data-field=paired_cases]").inner_text().strip()
+            assert f"{kind} · " in alt and f"pass rate difference {words}" in alt and f"(n={paired})" in alt, (alt, words)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    sections.first.locator("img.chart").screenshot(path=str(ARTEFACTS / "report-compare-chart.png"))

@@ -64,3 +64,43 @@ def test_a_label_with_dollar_signs_is_drawn_as_written(tmp_path, capsys):
     svg = (tmp_path / "charts" / "dollars.svg").read_text()
     assert "cost$a^{$b · sys$1$" in svg and r"$\frac{1}{0}$" in svg  # the labels' own text, as written
     assert s.undrawn == {} and capsys.readouterr().err == ""
+
+
+def compare_row(kind, grader, status="compared", **values):
+    row = {"grader_kind": kind, "grader": grader, "status": status, "pass1_cases": 0, "paired_cases": 0}
+    for column in ("pass_at_1_difference", "pass_rate_difference"):
+        for end in ("", "_low", "_high"):
+            row[column + end] = None
+    row.update(values)
+    return row
+
+
+def test_the_compare_chart_draws_each_kind_apart_and_names_what_it_cannot_draw(tmp_path, capsys):
+    rows = [compare_row("human", "urn:g:alice", paired_cases=2, pass_rate_difference=-0.25,
+                        pass_rate_difference_low=-0.5, pass_rate_difference_high=0.0),
+            compare_row("mechanical", "urn:g:check", pass1_cases=16, paired_cases=16, pass_at_1_difference=0.125,
+                        pass_at_1_difference_low=-0.015, pass_at_1_difference_high=0.265,
+                        pass_rate_difference=0.0, pass_rate_difference_low=0.0, pass_rate_difference_high=0.0),
+            compare_row("model", "urn:g:judge", status="refused: another criterion digest")]
+    s = site(tmp_path)
+    html = str(s.compare_chart("compare-1", rows, "b − a"))
+    assert html.startswith('<img class="chart" src="charts/compare-1.svg"')
+    alt = s.charts["compare-1"]
+    assert "human · urn:g:alice pass rate difference −25.0% [−25.0%, 0.0%]" not in alt  # the interval is the row's
+    assert "human · urn:g:alice pass rate difference −25.0% [−50.0%, 0.0%] (n=2)" in alt
+    assert "mechanical · urn:g:check pass@1 difference +12.5% [−1.5%, +26.5%] (n=16)" in alt
+    assert "mechanical · urn:g:check pass rate difference 0.0% [0.0%, 0.0%] (n=16)" in alt  # a 0 is drawn, not dropped
+    # never drawn as 0: a difference with no pair, and a refused comparison, are named under the chart
+    assert "human · urn:g:alice pass@1 difference: not computable (0 pairs)" in html
+    assert "model · urn:g:judge: refused: another criterion digest" in html
+    svg = (tmp_path / "charts" / "compare-1.svg").read_text()
+    assert svg.count("grader kind: ") == 2 and "grader kind: model" not in svg  # one panel per kind drawn
+    assert "scale ±50% (fitted to the data)" in svg  # the widest bound is −50%: symmetric about 0
+    assert plt.get_fignums() == [] and capsys.readouterr().err == ""
+
+
+def test_a_compare_chart_with_nothing_to_draw_says_why(tmp_path):
+    s = site(tmp_path)
+    html = str(s.compare_chart("compare-2", [compare_row("model", "urn:g:judge", status="refused: digests differ")], "b − a"))
+    assert "<img" not in html and "not drawn" in html and "refused: digests differ" in html
+    assert "compare-2" in s.empty and not (tmp_path / "charts" / "compare-2.svg").exists()

@@ -32,7 +32,7 @@ def rendered(tmp_path_factory):
 
 def test_every_kind_of_page_renders_within_the_contract(rendered):
     out, kinds = rendered
-    assert kinds == {"page", "case", "group", "query", "catalogue"}  # the examples fit one matrix page
+    assert kinds == {"page", "case", "group", "coverage", "wrong-description", "query", "catalogue"}  # one matrix page
     assert (out / "queries" / "index.html").exists() and any((out / "groups").glob("*-counted.html"))
 
 
@@ -95,3 +95,33 @@ def test_long_lists_are_split_over_pages(tmp_path, monkeypatch):
     # alpha: t1 passed and t2 failed are counted; t3 inapplicable is listed apart, and has its own list
     alpha = {p.name.split("-", 3)[-1] for p in (out / "groups").glob("alpha-*.html")}
     assert alpha == {"counted.html", "counted-2.html", "excluded-inapplicable.html"}
+
+
+def test_a_coverage_bar_s_terms_are_split_over_pages_with_the_bar_s_counts(tmp_path, monkeypatch):
+    """The coverage golden's fixture (tests/queries/golden/coverage-summary, counted by hand there):
+    set A covers 9 of urn:test:onto's 12 classes; with 5 terms a page its list takes 3 pages, each
+    saying 9 of 12, the 3 uncovered first, and the figures on the coverage page link to it."""
+    import pyoxigraph as ox
+    monkeypatch.setattr(report, "PAGE_ROWS", 5)
+    store = Store(tmp_path / "store")
+    ingest.ensure_vocabularies(store)
+    trig = ROOT / "tests" / "queries" / "golden" / "coverage-summary" / "data.trig"
+    store.ox.load(path=str(trig), format=ox.RdfFormat.TRIG, base_iri=trig.resolve().as_uri())
+    store.rebuild_layers()
+    out = tmp_path / "site"
+    report.render_site(store, out, _prefixes(store), params={"k": None, "compare": []})
+    site = report.Site(store, out, _prefixes(store))
+    bar = next(b for b in site.coverage_bars() if b["row"]["replay_set"] == "urn:test:setA"
+               and b["row"]["ontology"] == "urn:test:onto" and b["row"]["what"] == "class")
+    assert (bar["row"]["covered"], bar["row"]["total"], bar["covered"], len(bar["terms"]), bar["mismatch"]) == (9, 12, 9, 12, [])
+    assert [t["term"].rsplit("#", 1)[-1] for t in bar["terms"][:3]] == ["N", "U1", "U2"]
+    assert [t["intents"] for t in bar["terms"] if t["term"].endswith("#A")] == [["urn:test:a1", "urn:test:a2"]]
+    pages = sorted((out / "coverage").glob(f"{bar['slug']}*.html"))
+    assert [p.name for p in pages] == [f"{bar['slug']}-2.html", f"{bar['slug']}-3.html", f"{bar['slug']}.html"]
+    first = (out / "coverage" / f"{bar['slug']}.html").read_text(encoding="utf-8")
+    assert '<span data-field="covered">9</span>' in first and '<span data-field="total">12</span>' in first
+    assert first.count('<tr data-covered="false"') == 3 and first.count('<tr data-covered="true"') == 2
+    assert "page 1 of 3" in first and 'role="alert"' not in first
+    assert sum(p.read_text(encoding="utf-8").count("<tr data-covered=") for p in pages) == 12
+    assert f'href="coverage/{bar["slug"]}.html"' in (out / "coverage.html").read_text(encoding="utf-8")
+    assert len(list((out / "coverage").glob("*.html"))) >= len(site.coverage_bars())
