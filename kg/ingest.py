@@ -345,6 +345,9 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
         projection = spec.read(source, ctx)
         for chunk in projection.triples if projection.streams else [projection.text()]:
             if chunk and not ctx.problems:  # once a problem is found, the file is refused: nothing more is written
+                if len(chunk) > TERM_LIMIT and max(map(len, chunk.split("\n"))) > TERM_LIMIT:
+                    # Oxigraph's bulk loader takes what its other parsers refuse: held to their limit
+                    return Outcome(name, spec.kind, "rejected", problems=[_term_too_long(source.path)])
                 store.bulk_write(target, chunk)
                 written = True
         ctx.raise_if_problems()
@@ -381,6 +384,10 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
     except (StoreUnavailable, KeyboardInterrupt):
         raise
     except Exception as err:  # a loader bug must not take the other files down with it
+        if _changed(source.path, sha):  # a later pass read lines the first one did not check
+            return Outcome(name, spec.kind, "rejected", problems=[Problem(
+                name, "", "the file changed while kg was loading it",
+                "load it again once whatever writes it has finished")])
         detail = traceback.format_exception_only(type(err), err)[-1].strip()
         return Outcome(name, spec.kind, "rejected", problems=[Problem(
             name, "", f"the {spec.kind} loader failed: {detail}", "this is a bug in kg; please report it")])
@@ -391,6 +398,13 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
             except OSError:
                 pass  # an unrecorded graph: readers leave it out, the next writer drops it
     return Outcome(name, spec.kind, "loaded", triples=triples, warnings=results)
+
+
+def _changed(path: Path, sha: str) -> bool:
+    try:
+        return file_sha256(path) != sha
+    except OSError:
+        return True
 
 
 def _revision_of(store: Store, graph: str) -> str:

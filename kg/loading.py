@@ -194,10 +194,12 @@ class Source:
                 raise Rejected(problems[:MAX_PROBLEMS])
         return rows
 
-    def jsonl_stream(self) -> Iterator[tuple[int, Any]]:
+    def jsonl_stream(self, checked: bool = True) -> Iterator[tuple[int, Any]]:
         """jsonl() a line at a time: the same rows and the same problems (raised when the pass ends),
-        never the whole file in memory. Each call reads the file again."""
-        schema = self.spec.schema_path() if self.spec.schema else None
+        never the whole file in memory. Each call reads the file again; `checked=False` leaves out the
+        JSON Schema, for a later pass over lines an earlier one checked (the digest, checked at the
+        end of each pass, says they are the same lines)."""
+        schema = self.spec.schema_path() if self.spec.schema and checked else None
         check = (lambda line, row: schema_problems(self.name, row, schema, line=line)) if schema else None
         return iter_jsonl(self.name, self.lines(), check)
 
