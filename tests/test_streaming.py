@@ -176,3 +176,25 @@ def test_a_file_that_changes_while_it_is_loaded_is_refused(estate, tmp_path, str
     assert outcome.status == "rejected"
     assert "the file changed while kg was loading it" in str(outcome.problems[0])
     assert store.dump() == before
+
+
+def test_a_large_replacement_is_staged_in_bulk_swapped_and_holds_what_a_transactional_one_does(tmp_path, monkeypatch):
+    """kg load --force of sources past BULK_TRIPLES (here every source) goes through swap_staged:
+    the same triples, records and verdicts as the one-transaction replacement."""
+    from kg import store as store_module
+
+    from .conftest import EXAMPLES
+    transactional = Store(tmp_path / "transactional")
+    ingest.load(transactional, [EXAMPLES])
+    ingest.load(transactional, [EXAMPLES], force=True)
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    swapped = []
+    real = Store.swap_staged
+    monkeypatch.setattr(Store, "swap_staged", lambda self, record, history="": (swapped.append(record.graph),
+                                                                               real(self, record, history))[1])
+    bulk = Store(tmp_path / "bulk")
+    ingest.load(bulk, [EXAMPLES])
+    outcomes = ingest.load(bulk, [EXAMPLES], force=True)
+    assert all(o.status == "loaded" for o in outcomes)
+    assert len(swapped) == len([o for o in outcomes if o.triples])
+    assert without_load_times(bulk.dump()) == without_load_times(transactional.dump())
