@@ -198,3 +198,36 @@ def test_a_large_replacement_is_staged_in_bulk_swapped_and_holds_what_a_transact
     assert all(o.status == "loaded" for o in outcomes)
     assert len(swapped) == len([o for o in outcomes if o.triples])
     assert without_load_times(bulk.dump()) == without_load_times(transactional.dump())
+
+
+BAD = TESTS / "bad"
+JSONL_CASES = sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
+                     and (c / "expect.yaml").exists() and not (c / "before").exists()
+                     and str(__import__("yaml").safe_load((c / "expect.yaml").read_text())["rejects"]).endswith(".jsonl"))
+
+
+def test_the_jsonl_cases_of_the_bad_input_corpus_are_there():
+    assert len(JSONL_CASES) >= 20, [c.name for c in JSONL_CASES]
+
+
+@pytest.mark.parametrize("case", JSONL_CASES, ids=[c.name for c in JSONL_CASES])
+def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
+    """tests/bad/ holds small files, loaded whole; streamed (threshold 0, chunks of a line or two)
+    each JSON Lines one must be refused with the same problems, the store as it was."""
+    import yaml
+    expect = yaml.safe_load((case / "expect.yaml").read_text())
+    inputs = sorted(p for p in case.iterdir() if p.is_file() and p.name != "expect.yaml")
+
+    def problems(streamed: bool):
+        monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
+        monkeypatch.setattr(sys.modules[registry()["earl-jsonl"].module], "CHUNK_LINES", 2 if streamed else 20_000)
+        store = Store(":memory:")
+        ingest.load(store, [BASE])
+        before = store.dump()
+        outcomes = {o.path.rsplit("/", 1)[-1]: o for o in ingest.load(store, inputs, kind=expect.get("kind"))}
+        bad = outcomes[expect["rejects"]]
+        assert bad.status == "rejected"
+        if len(outcomes) == 1:
+            assert store.dump() == before
+        return [str(p) for p in bad.problems]
+    assert problems(streamed=True) == problems(streamed=False)
