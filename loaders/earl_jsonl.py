@@ -28,7 +28,7 @@ SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-f
 
 # lines projected per chunk of triples: a file is read, checked and written a chunk at a time, so
 # what a load holds in memory is a chunk's rows and triples, not the file's (BENCHMARKS.md)
-CHUNK_LINES = 20_000
+CHUNK_LINES = 5_000
 
 
 @loader(kind="earl-jsonl", parse="jsonl", patterns=("*.earl.jsonl",), schema="earl-jsonl.schema.json",
