@@ -17,6 +17,7 @@ file and EARL file — the way a harness writes one results file per run of one 
 suite. Per set: `<set>.replayset.json`, `<set>.gold.json`; per set and system:
 `<set>.<system>.situations.jsonl`, `<set>.<system>.earl.jsonl`; once: `domain.ttl`, an OWL
 ontology of a few hundred classes and some SKOS concept schemes (some left unexercised).
+`--single-file` joins every EARL file into one, `bench-all.earl.jsonl` (the big-file memory benchmark).
 
 Mix (every figure is a rate per trial unless said otherwise; each trait is also planted at least
 once per set so that even a tiny estate has every one):
@@ -417,13 +418,16 @@ def systems_named(count: int) -> list[str]:
     return [f"agent@1.{n}.0" for n in range(count)]
 
 
+SINGLE_EARL = "bench-all.earl.jsonl"
+
+
 def generate(out: Path, *, intents: int, trials: int = 5, systems: int = 3, seed: int = 1,
-             intents_per_set: int = 1000, human_rate: float = 0.1) -> dict:
+             intents_per_set: int = 1000, human_rate: float = 0.1, single_file: bool = False) -> dict:
     """Writes the estate into `out` (emptied of earlier estates first); returns what it wrote."""
     if intents < 2 or trials < 1 or systems < 1:
         raise ValueError("need at least 2 intents, 1 trial and 1 system")
     out.mkdir(parents=True, exist_ok=True)
-    for old in list(out.glob("bench-*")) + list(out.glob("domain.ttl")):
+    for old in list(out.glob("bench-*")) + list(out.glob("domain.ttl")):  # bench-all.earl.jsonl too
         old.unlink()
     world = World(seed)
     (out / "domain.ttl").write_text(ontology_ttl(), encoding="utf-8", newline="\n")
@@ -434,8 +438,18 @@ def generate(out: Path, *, intents: int, trials: int = 5, systems: int = 3, seed
     for k, count in enumerate(sizes):
         for key, value in write_set(out, world, seed, k, count, trials, names, human_rate).items():
             totals[key] += value
+    if single_file:
+        # every EARL file's lines, in the same order, as one file: how a harness that writes one results
+        # file per campaign hands it over (what the memory benchmark loads, BENCHMARKS.md)
+        with open(out / SINGLE_EARL, "wb") as whole:
+            for part in sorted(out.glob("bench-[0-9]*.earl.jsonl")):
+                with open(part, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        whole.write(block)
+                part.unlink()
     manifest = {"intents": intents, "trials_per_intent": trials, "systems": names, "seed": seed,
                 "intents_per_set": intents_per_set, "human_rate": human_rate, "replay_sets": sets,
+                "single_file": single_file,
                 "classes": len(domain_classes()), "concepts": len(domain_concepts()), "schemes": len(SCHEMES),
                 "files": sorted(p.name for p in out.iterdir() if p.name != "manifest.json"), **totals}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -452,11 +466,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--intents-per-set", type=int, default=1000)
     ap.add_argument("--human-rate", type=float, default=0.1)
+    ap.add_argument("--single-file", action="store_true",
+                    help=f"write every EARL result into one file, {SINGLE_EARL} (the other files as usual)")
     ap.add_argument("out", type=Path)
     args = ap.parse_args(argv)
     intents = args.intents or intents_for(args.assertions, args.trials, args.systems, args.human_rate)
     manifest = generate(args.out, intents=intents, trials=args.trials, systems=args.systems, seed=args.seed,
-                        intents_per_set=args.intents_per_set, human_rate=args.human_rate)
+                        intents_per_set=args.intents_per_set, human_rate=args.human_rate, single_file=args.single_file)
     print(f"{args.out}: {manifest['replay_sets']} replay sets, {manifest['intents']} intents, "
           f"{manifest['situations']} situations, {manifest['assertions']} assertions "
           f"({manifest['superseded']} superseded), {len(manifest['files'])} files", file=sys.stderr)

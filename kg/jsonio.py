@@ -188,6 +188,55 @@ def parse_jsonl(file: str, text: str) -> list[tuple[int, Any]]:
     return rows
 
 
+def iter_jsonl(file: str, lines: Iterator[bytes], check=None) -> Iterator[tuple[int, Any]]:
+    """parse_jsonl over a file's lines (bytes, each ending at "\\n"), a line at a time, so a file of any
+    size is read in bounded memory: yields (line number, value) for every line that parses (and, with
+    `check(line, value) -> problems`, passes it), and at the end raises Rejected with what parse_jsonl
+    would: the first MAX_PROBLEMS syntax problems, or else the first MAX_PROBLEMS `check` problems.
+    A byte that is not UTF-8 is rejected at once, as decode() does for a whole file."""
+    syntax: list[Problem] = []
+    checked: list[Problem] = []
+    seen_content = seen_row = False
+    for number, raw in enumerate(lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise Rejected([Problem(file, f"line {number}, column {err.start + 1}",
+                                    f"byte 0x{raw[err.start]:02x} is not UTF-8", "save the file as UTF-8")]) from None
+        if number == 1:
+            _no_bom(file, line)
+        line = line[:-1] if line.endswith("\n") else line
+        if not line.strip():
+            continue
+        seen_content = True
+        try:
+            value = _loads(file, line, number)
+        except json.JSONDecodeError as err:
+            syntax.append(Problem(file, f"line {number}, column {err.colno}", f"malformed JSON: {err.msg}",
+                                  "JSON Lines takes one complete JSON object per line"))
+        except Rejected as rejected:
+            syntax += rejected.problems
+        else:
+            seen_row = True
+            if syntax:
+                continue  # rows after a syntax problem are not handed on: the file is refused anyway
+            found = check(number, value) if check and len(checked) < MAX_PROBLEMS else []
+            if found:
+                checked += found
+            elif not checked:
+                yield number, value
+        if len(syntax) >= MAX_PROBLEMS:
+            break
+    if not seen_content:
+        raise Rejected([Problem(file, "", "the file is empty", "give it content or leave it out")])
+    if syntax:
+        raise Rejected(syntax[:MAX_PROBLEMS])
+    if checked:
+        raise Rejected(checked[:MAX_PROBLEMS])
+    if not seen_row:
+        raise Rejected([Problem(file, "", "the file holds no JSON line", "give it one object a line")])
+
+
 @lru_cache(maxsize=None)
 def load_schema(path: str) -> jsonschema.protocols.Validator:
     schema = json.loads(Path(path).read_text(encoding="utf-8"))

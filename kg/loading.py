@@ -8,18 +8,19 @@ module and its shapes; the engine does not change."""
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import importlib.util
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pyoxigraph as ox
 
 from . import paths
 from .errors import Problem, Rejected
-from .jsonio import MAX_PROBLEMS, decode, duplicate_problems, parse_json, parse_jsonl, schema_problems
+from .jsonio import MAX_PROBLEMS, decode, duplicate_problems, iter_jsonl, parse_json, parse_jsonl, schema_problems
 from .terms import Minter, MintError, Triples
 
 
@@ -27,11 +28,23 @@ from .terms import Minter, MintError, Triples
 class Projection:
     """What a loader made of a source: its triples and the digests it pins."""
 
-    triples: Triples | str
+    triples: Triples | str | Iterator[str]
     pins: list[str] = field(default_factory=list)
 
+    @property
+    def streams(self) -> bool:
+        """Whether the triples come as an iterator of N-Triples chunks (a streaming loader), which
+        kg writes a chunk at a time; the loader's problems are only all known once it is spent."""
+        return not isinstance(self.triples, (Triples, str))
+
     def text(self) -> str:
-        return self.triples if isinstance(self.triples, str) else self.triples.text()
+        """The triples once each, whole (a streaming loader's chunks joined)."""
+        if isinstance(self.triples, str):
+            return self.triples
+        if isinstance(self.triples, Triples):
+            return self.triples.text()
+        # split at "\\n" only: N-Triples escapes it in a literal, but not U+2028 (which splitlines() splits at)
+        return "".join(dict.fromkeys(line + "\n" for chunk in self.triples for line in chunk.split("\n") if line))
 
 
 @dataclass(frozen=True)
@@ -112,13 +125,47 @@ def registry() -> dict[str, LoaderSpec]:
 
 
 class Source:
-    """One input file, read once; parsed on demand the way its loader asks."""
+    """One input file, parsed on demand the way its loader asks. Given its bytes, it holds them;
+    given None with the file's digest, it reads the file only when asked: whole (`data`) for a
+    loader that needs it whole, or a line at a time (`jsonl_stream`), each pass checking that the
+    bytes read are still those of the digest."""
 
-    def __init__(self, path: Path, data: bytes, spec: LoaderSpec):
+    def __init__(self, path: Path, data: bytes | None, spec: LoaderSpec, sha256: str | None = None):
         self.path = path
-        self.data = data
+        self._data = data
         self.spec = spec
         self.name = str(path)
+        self.sha256 = sha256
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self.path.read_bytes()
+            self._same_file(hashlib.sha256(self._data).hexdigest())
+        return self._data
+
+    def _same_file(self, sha: str) -> None:
+        if self.sha256 is not None and sha != self.sha256:
+            raise Rejected([Problem(self.name, "", "the file changed while kg was loading it",
+                                    "load it again once whatever writes it has finished")])
+
+    def lines(self) -> Iterator[bytes]:
+        """The file's lines as bytes (split at "\\n" only), read a block at a time; the digest of
+        what was read is checked against the file's when the last line has been read."""
+        if self._data is not None:
+            data, start = self._data, 0
+            while start < len(data):
+                end = data.find(b"\n", start)
+                end = len(data) if end < 0 else end + 1
+                yield data[start:end]
+                start = end
+            return
+        digest = hashlib.sha256()
+        with open(self.path, "rb") as f:
+            for line in f:  # a binary file splits at b"\\n" only
+                digest.update(line)
+                yield line
+        self._same_file(digest.hexdigest())
 
     @property
     def uri(self) -> str:
@@ -146,6 +193,15 @@ class Source:
             if problems:
                 raise Rejected(problems[:MAX_PROBLEMS])
         return rows
+
+    def jsonl_stream(self, checked: bool = True) -> Iterator[tuple[int, Any]]:
+        """jsonl() a line at a time: the same rows and the same problems (raised when the pass ends),
+        never the whole file in memory. Each call reads the file again; `checked=False` leaves out the
+        JSON Schema, for a later pass over lines an earlier one checked (the digest, checked at the
+        end of each pass, says they are the same lines)."""
+        schema = self.spec.schema_path() if self.spec.schema and checked else None
+        check = (lambda line, row: schema_problems(self.name, row, schema, line=line)) if schema else None
+        return iter_jsonl(self.name, self.lines(), check)
 
     def quads(self) -> list[ox.Quad]:
         """The file parsed as RDF with its own location as base; blank nodes renamed apart so two
@@ -270,7 +326,8 @@ class Context:
         return Minter(self.base, prefixes)
 
     def problem(self, place: str, message: str, fix: str = "") -> None:
-        self.problems.append(Problem(self.source.name, place, message, fix))
+        if len(self.problems) < MAX_PROBLEMS:  # only the first are reported; a file of bad lines holds no more
+            self.problems.append(Problem(self.source.name, place, message, fix))
 
     def mint(self, place: str, fn: Callable[[], str]) -> str | None:
         """Runs one minting call, turning an invalid id into a problem at `place`."""

@@ -239,9 +239,17 @@ def check(ntriples: str, checks: tuple[Check, ...]) -> list[dict]:
     store = ox.Store()
     if ntriples:
         store.load(ntriples, format=ox.RdfFormat.N_TRIPLES)
+    return check_store(store, None, checks)
+
+
+def check_store(store: ox.Store, graph: str | None, checks: tuple[Check, ...]) -> list[dict]:
+    """Runs the compiled checks over one graph of a store (None: its default graph) as its default
+    graph: a file streamed into its graph of the store on disk is checked there, whole, with no copy
+    of it in Python (the checks' answers are what is held: the results)."""
+    dataset = {} if graph is None else {"default_graph": ox.NamedNode(graph)}
     results = []  # a list: two blank-node focus nodes both show as None and must both count
     for c in checks:
-        solutions = store.query(c.sparql)
+        solutions = store.query(c.sparql, **dataset)
         has_value = "value" in [v.value for v in solutions.variables]
         seen = set()
         for row in solutions:

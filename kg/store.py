@@ -407,14 +407,8 @@ class Store(CatalogueStore):
         insert_record = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}"
         if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
             if record.triples >= BULK_TRIPLES:
-                # bulk_load is not atomic: the graph goes in first, its record after, so a load cut
-                # short leaves a graph no record names, which the next writer drops (_drop_unrecorded)
-                # and a reader leaves out (_read_recorded_only)
-                # likewise its verdicts: marked, derived a chunk per transaction, and the record last;
-                # a load cut short leaves marks, which make the next writer rebuild the layers
-                self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(record.graph))
-                self._bulk_loaded += record.triples
-                self._derive_in_bulk([record.graph], insert_record)
+                self.bulk_write(record.graph, ntriples)
+                self.record_bulk_loaded(record, history)
                 return
             # a new source: its triples, its record and its verdicts in one update, no staging, no MOVE
             self.ox.update(layers.around(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
@@ -422,12 +416,72 @@ class Store(CatalogueStore):
             return
         staging = record.graph + STAGING_SUFFIX
         self.ox.update(f"DROP SILENT GRAPH <{staging}>")
+        if record.triples >= BULK_TRIPLES and self.source_sha256(record.graph) is not None:
+            # a large replacement: staged in bulk and swapped in, as a first load of it costs (swap_staged)
+            self.bulk_write(staging, ntriples)
+            self.swap_staged(record, history)
+            return
         if ntriples:
             self.ox.load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(staging))
         move = f"MOVE SILENT GRAPH <{staging}> TO GRAPH <{record.graph}> ;" if ntriples else ""
         self.ox.update(layers.around(
             f"DROP SILENT GRAPH <{record.graph}> ;\n{move}\n" + _delete_record(record.graph) + " ;\n" + insert_record,
             before=[record.graph, staging] if ntriples else [record.graph]))
+
+    # ── writing a source in parts (a large file, a streamed one): bulk writes into a graph no record
+    # names, which readers leave out (_read_recorded_only) and the next writer drops (_drop_unrecorded)
+    # if this one is cut short; the record, written last, puts it in place ──
+    def bulk_write(self, graph: str, ntriples: str) -> None:
+        """N-Triples bulk-loaded into a graph (not atomic; see above)."""
+        self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(graph))
+
+    def graph_exists(self, graph: str) -> bool:
+        return self._graph_exists(graph)
+
+    def drop_graph(self, graph: str) -> None:
+        if self._graph_exists(graph):
+            self.ox.remove_graph(ox.NamedNode(graph))
+
+    def graph_size(self, graph: str) -> int:
+        rows = list(self.ox.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"))
+        return int(rows[0]["n"].value)
+
+    def graph_ntriples(self, graph: str) -> str:
+        return "".join(f"{q.subject} {q.predicate} {q.object} .\n"
+                       for q in self.ox.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
+
+    def record_bulk_loaded(self, record: SourceRecord, history: str = "") -> None:
+        """The record of a new source whose graph was bulk-written, with its verdicts: marked, derived
+        a chunk per transaction, and the record last; a load cut short leaves marks, which make the
+        next writer rebuild the layers (and a graph no record names, which it drops)."""
+        record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._bulk_loaded += record.triples  # counted once in place: a file refused part-written is not
+        self._derive_in_bulk([record.graph], f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}")
+
+    def swap_staged(self, record: SourceRecord, history: str = "") -> None:
+        """A replaced source's new triples, bulk-written into its staging graph, put in place of the
+        old ones: the old triples' keys marked in bulk while they are there, then one update drops
+        the old graph, moves the staging graph in and switches the record (readers read the old
+        state until it commits), then the new triples' keys are marked and derived in bulk, as a
+        first load's are. Cut short before the update: the store is as it was (the staging graph is
+        dropped, the layers rebuilt, by the next writer); after: the new state, its layers rebuilt.
+        The update is one transaction whose size is the file's (Oxigraph holds a transaction's
+        writes in memory): the one part of a replacement that is not bounded by a chunk."""
+        record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        graph, staging = record.graph, record.graph + STAGING_SUFFIX
+        self._bulk_loaded += record.triples
+        self.ox.update(layers.flag([graph]))
+        for layer in layers.load():
+            self._run_in_bulk(layers.as_constructs(layer.mark))
+        self.ox.update(f"DROP SILENT GRAPH <{graph}> ;\nMOVE SILENT GRAPH <{staging}> TO GRAPH <{graph}> ;\n"
+                       + _delete_record(graph) + " ;\n"
+                       + f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}")
+        for layer in layers.load():
+            self._run_in_bulk(layers.as_constructs(layer.mark))
+        self.ox.update(layers.take())
+        for layer in layers.load():
+            self._run_in_bulk(layers.as_constructs(layer.derive))
+        self.ox.update(layers.finish(""))
 
     def _derive_in_bulk(self, graphs: list[str] | None, change: str) -> None:
         """The layers' steps for a bulk load (`graphs`) or a rebuild (None): each INSERT run as a

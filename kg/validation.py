@@ -50,6 +50,21 @@ def check(ntriples: str, shapes: Path) -> list[dict]:
     return check_with_pyshacl(ntriples, shapes)
 
 
+def check_graph(store, graph: str, shapes: Path) -> list[dict]:
+    """check() of the triples a load wrote into `graph` of the (pyoxigraph) store, read there: what
+    a streamed file is checked with. Every shape sees the whole file, the ones about the file as a
+    whole (focus kgsh:ThisFile: conflicting trials, several assertors) as much as the per-node ones.
+    Shapes pySHACL must check are given the graph's triples as N-Triples (held in memory)."""
+    from . import shacl_sparql
+    checks = None if FORCE_PYSHACL else shacl_sparql.compiled(shapes)
+    if checks is not None:
+        return shacl_sparql.check_store(store, graph, checks)
+    import pyoxigraph as ox
+    text = "".join(f"{q.subject} {q.predicate} {q.object} .\n"
+                   for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
+    return check_with_pyshacl(text, shapes)
+
+
 def check_with_pyshacl(ntriples: str, shapes: Path) -> list[dict]:
     """The reference: pySHACL over an rdflib graph."""
     return results_of(parse_ntriples(ntriples), shapes_graph(shapes))

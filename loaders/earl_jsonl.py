@@ -15,6 +15,8 @@ assertion itself when the line names no run. A metric left out or null was not r
 gets no triple (never estimated); two lines giving one run two values of a metric are refused."""
 import pyoxigraph as ox
 
+from kg.errors import Problem
+from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
 from kg.lookups import check_supersessions, loaded_among
 from kg.runs import RunRows
@@ -24,19 +26,32 @@ SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-f
              "miss": "so-miss", "tn": "so-tn", "spur": "so-spur", "undetected": "so-undetected"}
 
 
+# lines projected per chunk of triples: a file is read, checked and written a chunk at a time, so
+# what a load holds in memory is a chunk's rows and triples, not the file's (BENCHMARKS.md)
+CHUNK_LINES = 5_000
+
+
 @loader(kind="earl-jsonl", parse="jsonl", patterns=("*.earl.jsonl",), schema="earl-jsonl.schema.json",
         shapes="earl.ttl", order=40)
 def read_earl_jsonl(source, ctx):
-    rows = source.jsonl()
+    """Two passes over the file, a line at a time. The first checks every line (JSON, schema) and
+    gathers what the lines say about each other: each assertion's IRI and line (ids are unique in
+    the file and in the store), the situations and assertions they cite. The second, lazily, makes
+    the triples a chunk of CHUNK_LINES lines at a time; its problems (a line's own, and the
+    supersessions of the whole file, checked at its end) are known once it is spent."""
     refs = RunRows(ctx)
-    ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "assertion id")
-    here, minted, cited_situations, cited_assertions = {}, {}, set(), set()
-    for n, row in rows:
+    ids: dict[str, int] = {}  # the file's ids, each with its first line
+    duplicates = []
+    here, cited_situations, cited_assertions = {}, set(), set()
+    for n, row in source.jsonl_stream():
+        first = ids.setdefault(row["id"], n)
+        if first != n and len(duplicates) < MAX_PROBLEMS:
+            duplicates.append(Problem(source.name, f"line {n}, /id", f'duplicate assertion id "{row["id"]}" '
+                                      f"(first at line {first}, /id)", "give each assertion id a unique id"))
         mint = refs.minter(row)
         a = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "assertion"))
         if a:
             here[a] = n
-            minted[n] = a
         for field, scope, cited in (("situation", "situation", cited_situations),
                                     ("supersedes", "assertion", cited_assertions)):
             if row.get(field):
@@ -44,23 +59,39 @@ def read_earl_jsonl(source, ctx):
                     cited.add(mint.iri(row[field], scope))
                 except ValueError:
                     pass  # reported with its place in the main pass
+    del ids
+    ctx.problems[:0] = duplicates  # said first, as a whole-file check
+    del ctx.problems[MAX_PROBLEMS:]
     situations = loaded_among(ctx, cited_situations, "a apeval:DeliveredSituation")
-    earlier = loaded_among(ctx, set(here) | cited_assertions, "a earl:Assertion")
-    clash = sorted(set(here) & earlier.keys())
+    earlier = loaded_among(ctx, here.keys() | cited_assertions, "a earl:Assertion")
+    clash = sorted(here.keys() & earlier.keys())
     for a in clash:
         ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
                     "assertion ids are unique across the store; a correction is a new assertion that supersedes")
+    return Projection(_triples(source, ctx, refs, here, cited_assertions, situations, earlier))
+
+
+def _triples(source, ctx, refs, here, cited_assertions, situations, earlier):
+    """The second pass: N-Triples text a chunk at a time (see read_earl_jsonl)."""
     graders: dict[str, tuple[int, str | None]] = {}
-    by_line = dict(rows)
-    edges, keys, names = [], {}, {a: by_line[n]["id"] for a, n in here.items()}
+    # the supersession check's facts, kept for the assertions a supersession names only
+    edges, keys, names = [], {}, {}
     measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
     built: dict[tuple[str, str], tuple[int, str]] = {}  # (run, component kind) -> (first line, digest)
     checked_graders: set[str] = set()
-    t = Triples()
-    for n, row in rows:
+    t, lines = Triples(), 0
+    for n, row in source.jsonl_stream(checked=False):  # the first pass checked them
+        lines += 1
+        if lines % CHUNK_LINES == 0:
+            yield t.text()
+            t = Triples()
         mint = refs.minter(row)
         intent = refs.intent(n, row, mint)
-        if intent is None or n not in minted:
+        try:
+            a_iri = mint.iri(row["id"], "assertion")
+        except ValueError:
+            continue  # reported in the first pass
+        if intent is None:
             continue
         ran = refs.run(t, n, row, mint, intent)
         if ran is None:
@@ -98,8 +129,9 @@ def read_earl_jsonl(source, ctx):
             ctx.problem(f"line {n}, /failureCause", f"a failure cause explains a cantTell, found one on {outcome}",
                         'remove "failureCause", or make the outcome "cantTell"')
 
-        a_iri = minted[n]
-        keys[a_iri] = (system, intent, g_iri)
+        if row.get("supersedes") or a_iri in cited_assertions:
+            keys[a_iri] = (system, intent, g_iri)
+            names[a_iri] = row["id"]
         a, r, g = iri(a_iri), iri(mint.under(row["id"], "result")), iri(g_iri)
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
@@ -170,7 +202,7 @@ def read_earl_jsonl(source, ctx):
             elif sit:
                 t.add(r, p("apeval:deliveredSituation"), iri(sit))
     check_supersessions(ctx, edges, keys, names)
-    return Projection(t)
+    yield t.text()
 
 
 def short(implementation: str) -> str:

@@ -41,6 +41,17 @@ def test_generator_is_deterministic_and_has_every_trait(tmp_path):
     assert a["classes"] >= 200 and a["schemes"] >= 3
 
 
+def test_single_file_holds_every_earl_line_of_the_split_estate_in_one_file(tmp_path):
+    """--single-file: the memory benchmark's one big EARL file, the split files' lines in order."""
+    gen = _generator()
+    split = gen.generate(tmp_path / "split", intents=20, trials=2, systems=2, seed=5)
+    single = gen.generate(tmp_path / "single", intents=20, trials=2, systems=2, seed=5, single_file=True)
+    [whole] = sorted((tmp_path / "single").glob("*.earl.jsonl"))
+    assert whole.name == gen.SINGLE_EARL and single["assertions"] == split["assertions"]
+    parts = b"".join(p.read_bytes() for p in sorted((tmp_path / "split").glob("*.earl.jsonl")))
+    assert whole.read_bytes() == parts
+
+
 def test_benchmark_smoke_run(tmp_path):
     work = tmp_path / "bench"
     proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--smoke", "--work", str(work)],

@@ -1,0 +1,233 @@
+"""Big JSON Lines files are streamed (issue 18, part 2): read, projected and written a chunk at a
+time into a graph no record names, checked there, and recorded last. The file is still one unit:
+a problem found after chunks were written rejects it whole and leaves the store's dump as it was;
+a good file holds exactly what the whole-file path makes of it. Real stores on disk, the real
+loader; the chunks are made small so that a file of a few hundred lines spans many of them."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+
+import pytest
+
+from kg import ingest
+from kg.loading import registry
+from kg.store import Store
+
+from .conftest import TESTS
+
+BASE = TESTS / "bad" / "_base"
+LINES = 600
+CHUNK = 50  # lines per chunk: the file spans twelve
+
+
+def row(k: int, **changes) -> dict:
+    value = {"id": f"b{k}", "run": f"run-{k}", "system": "sys@1", "replaySet": "mini", "intent": f"i{1 + k % 2}",
+             "trial": k % 7, "grader": {"id": "judge", "kind": "model"}, "mode": "automatic",
+             "outcome": ("passed", "failed", "passed")[k % 3], "date": "2026-11-20T10:11:12Z"}
+    value.update(changes)
+    return value
+
+
+def big_file(path, extra=(), replace=None):
+    """LINES lines across many chunks: a correction near the end superseding a line of the first
+    chunk, and a conflicting pair (one case, trial, grader; two outcomes) split across chunks, which
+    only a check of the whole file sees (a warning of the file's own shape)."""
+    rows = [row(k) for k in range(LINES)]
+    rows[3] = row(3, run="run-conflict", trial=9, intent="i1", outcome="passed")
+    rows[LINES - 20] = row(LINES - 20, run="run-conflict-2", trial=9, intent="i1", outcome="failed")
+    rows[LINES - 10] = row(LINES - 10, intent=rows[5]["intent"], trial=rows[5]["trial"], run="run-fix",
+                           outcome="failed", supersedes="b5")
+    for k, value in (replace or {}).items():
+        rows[k] = value
+    rows += list(extra)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def estate(tmp_path):
+    root = tmp_path / "estate"
+    root.mkdir()
+    for name in ("mini.replayset.json", "mini.gold.json", "mini.situations.jsonl"):
+        shutil.copy(BASE / name, root / name)
+    return root
+
+
+@pytest.fixture
+def streaming(monkeypatch):
+    """Every JSON Lines file streamed, CHUNK lines a chunk; the chunks written are counted (the real
+    bulk write runs)."""
+    monkeypatch.setattr(ingest, "STREAM_BYTES", 0)
+    monkeypatch.setattr(sys.modules[registry()["earl-jsonl"].module], "CHUNK_LINES", CHUNK)
+    written = []
+    real = Store.bulk_write
+
+    def counting(self, graph, ntriples):
+        written.append((graph, ntriples.count("\n")))
+        return real(self, graph, ntriples)
+    monkeypatch.setattr(Store, "bulk_write", counting)
+    return written
+
+
+def without_load_times(dump: bytes) -> list[bytes]:
+    return sorted(re.sub(rb"_:[0-9a-z]+", b"_:b", line) for line in dump.splitlines() if b"generatedAtTime" not in line)
+
+
+def loaded(store_path, *paths):
+    store = Store(store_path)
+    outcomes = ingest.load(store, paths)
+    assert all(o.status == "loaded" for o in outcomes), [(o.path, o.status, o.problems) for o in outcomes]
+    dump = store.dump()
+    del store
+    return outcomes, dump
+
+
+def test_a_big_file_is_written_in_chunks_and_holds_what_the_whole_file_path_makes(estate, tmp_path, streaming,
+                                                                                monkeypatch):
+    results = big_file(tmp_path / "big.earl.jsonl")
+    _, base_dump = loaded(tmp_path / "streamed", estate)
+    outcomes, streamed = loaded(tmp_path / "streamed", results)
+    chunks = [n for graph, n in streaming if graph == results.resolve().as_uri()]
+    assert len(chunks) >= LINES // CHUNK  # written a chunk at a time, into the source's own graph
+    monkeypatch.setattr(ingest, "STREAMING", False)
+    loaded(tmp_path / "whole", estate)
+    whole_outcomes, whole = loaded(tmp_path / "whole", results)
+    assert streamed != base_dump
+    assert without_load_times(streamed) == without_load_times(whole)
+    assert outcomes[0].triples == whole_outcomes[0].triples
+    # the check of the file as a whole saw the conflicting pair across chunks
+    assert outcomes[0].warnings == whole_outcomes[0].warnings
+    assert any("conflicting" in w["message"] for w in outcomes[0].warnings)
+
+
+@pytest.mark.parametrize("bad, place, message", [
+    (row(LINES + 1, intent="i-none"), f"line {LINES - 2}, /intent", 'intent "i-none" is not in the loaded replay set'),
+    (row(LINES + 2, failureCause="agent"), f"line {LINES - 2}, /failureCause", "a failure cause explains a cantTell"),
+    (row(LINES + 3, supersedes="b-none"), f"line {LINES - 2}, /supersedes", '"b-none" is neither in this file'),
+])
+def test_a_bad_line_near_the_end_rejects_the_whole_file_after_chunks_were_written(estate, tmp_path, streaming,
+                                                                                bad, place, message):
+    results = big_file(tmp_path / "big.earl.jsonl", replace={LINES - 3: bad})
+    path = tmp_path / "store"
+    loaded(path, estate)
+    store = Store(path)
+    before = store.dump()
+    [outcome] = ingest.load(store, [results])
+    assert outcome.status == "rejected"
+    assert [(p.place, message in p.message) for p in outcome.problems] == [(place, True)], outcome.problems
+    assert len(streaming) >= (LINES - CHUNK) // CHUNK  # the chunks before the bad line were written ...
+    assert store.dump() == before  # ... and dropped
+    del store
+    assert Store(path).dump() == before  # and on disk, as the next process finds it
+
+
+def test_a_syntax_error_in_the_last_line_rejects_the_file_before_anything_is_written(estate, tmp_path, streaming):
+    results = big_file(tmp_path / "big.earl.jsonl")
+    with open(results, "a") as f:
+        f.write('{"id": "b-last", "outcome": "passed",}\n')
+    store = Store(tmp_path / "store")
+    ingest.load(store, [estate])
+    before = store.dump()
+    [outcome] = ingest.load(store, [results])
+    assert outcome.status == "rejected"
+    assert outcome.problems[0].place.startswith(f"line {LINES + 1}, column")
+    assert not [g for g, _ in streaming if g == results.resolve().as_uri()]
+    assert store.dump() == before
+
+
+def test_a_changed_big_file_is_staged_checked_and_swapped_as_the_whole_file_path_does(estate, tmp_path, streaming,
+                                                                                   monkeypatch):
+    """An added line loads (evidence is append-only); a changed one is refused, the store as it was."""
+    results = big_file(tmp_path / "big.earl.jsonl")
+    path = tmp_path / "streamed"
+    loaded(path, estate, results)
+    big_file(results, extra=[row(LINES + 5)])
+    _, streamed = loaded(path, results)
+    assert any(g.endswith("#staging") for g, _ in streaming)  # the new version was staged in chunks
+
+    big_file(results, extra=[row(LINES + 5)], replace={7: row(7, outcome="cantTell")})
+    store = Store(path)
+    before = store.dump()
+    [outcome] = ingest.load(store, [results])
+    assert outcome.status == "rejected" and "changed" in str(outcome.problems[0]), outcome.problems
+    assert store.dump() == before
+    del store
+
+    monkeypatch.setattr(ingest, "STREAMING", False)
+    whole = tmp_path / "whole"
+    big_file(results)
+    loaded(whole, estate, results)
+    big_file(results, extra=[row(LINES + 5)])
+    _, whole_dump = loaded(whole, results)
+    assert without_load_times(streamed) == without_load_times(whole_dump)
+
+
+def test_a_file_that_changes_while_it_is_loaded_is_refused(estate, tmp_path, streaming, monkeypatch):
+    results = big_file(tmp_path / "big.earl.jsonl")
+    store = Store(tmp_path / "store")
+    ingest.load(store, [estate])
+    before = store.dump()
+    real = ingest.file_sha256
+    monkeypatch.setattr(ingest, "file_sha256", lambda p: (real(p), big_file(p, extra=[row(LINES + 9)]))[0])
+    [outcome] = ingest.load(store, [results])
+    assert outcome.status == "rejected"
+    assert "the file changed while kg was loading it" in str(outcome.problems[0])
+    assert store.dump() == before
+
+
+def test_a_large_replacement_is_staged_in_bulk_swapped_and_holds_what_a_transactional_one_does(tmp_path, monkeypatch):
+    """kg load --force of sources past BULK_TRIPLES (here every source) goes through swap_staged:
+    the same triples, records and verdicts as the one-transaction replacement."""
+    from kg import store as store_module
+
+    from .conftest import EXAMPLES
+    transactional = Store(tmp_path / "transactional")
+    ingest.load(transactional, [EXAMPLES])
+    ingest.load(transactional, [EXAMPLES], force=True)
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    swapped = []
+    real = Store.swap_staged
+    monkeypatch.setattr(Store, "swap_staged", lambda self, record, history="": (swapped.append(record.graph),
+                                                                               real(self, record, history))[1])
+    bulk = Store(tmp_path / "bulk")
+    ingest.load(bulk, [EXAMPLES])
+    outcomes = ingest.load(bulk, [EXAMPLES], force=True)
+    assert all(o.status == "loaded" for o in outcomes)
+    assert len(swapped) == len([o for o in outcomes if o.triples])
+    assert without_load_times(bulk.dump()) == without_load_times(transactional.dump())
+
+
+BAD = TESTS / "bad"
+JSONL_CASES = sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
+                     and (c / "expect.yaml").exists() and not (c / "before").exists()
+                     and str(__import__("yaml").safe_load((c / "expect.yaml").read_text())["rejects"]).endswith(".jsonl"))
+
+
+def test_the_jsonl_cases_of_the_bad_input_corpus_are_there():
+    assert len(JSONL_CASES) >= 20, [c.name for c in JSONL_CASES]
+
+
+@pytest.mark.parametrize("case", JSONL_CASES, ids=[c.name for c in JSONL_CASES])
+def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
+    """tests/bad/ holds small files, loaded whole; streamed (threshold 0, chunks of a line or two)
+    each JSON Lines one must be refused with the same problems, the store as it was."""
+    import yaml
+    expect = yaml.safe_load((case / "expect.yaml").read_text())
+    inputs = sorted(p for p in case.iterdir() if p.is_file() and p.name != "expect.yaml")
+
+    def problems(streamed: bool):
+        monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
+        monkeypatch.setattr(sys.modules[registry()["earl-jsonl"].module], "CHUNK_LINES", 2 if streamed else 20_000)
+        store = Store(":memory:")
+        ingest.load(store, [BASE])
+        before = store.dump()
+        outcomes = {o.path.rsplit("/", 1)[-1]: o for o in ingest.load(store, inputs, kind=expect.get("kind"))}
+        bad = outcomes[expect["rejects"]]
+        assert bad.status == "rejected"
+        if len(outcomes) == 1:
+            assert store.dump() == before
+        return [str(p) for p in bad.problems]
+    assert problems(streamed=True) == problems(streamed=False)
