@@ -352,11 +352,13 @@ def test_a_reader_waits_for_verdicts_being_derived_in_bulk_and_then_reads_the_wh
         assert gave_up.returncode == 1 and "did not finish within KG_WAIT" in gave_up.stderr, gave_up.stderr
         reader = subprocess.Popen([sys.executable, "-m", "kg", *map(str, query)], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        time.sleep(3)
-        assert reader.poll() is None  # still waiting for the writer
+        # the writer is released only once the reader has said it waits (on a busy machine the reader
+        # may take seconds to start; released earlier, it would find nothing to wait for)
+        said = reader.stderr.readline()
+        assert "waiting for it to finish" in said and reader.poll() is None, said
         writer.communicate("done\n", timeout=60)
         out, err = reader.communicate(timeout=120)
-        assert reader.returncode == 0 and "waiting for it to finish" in err, err
+        assert reader.returncode == 0, said + err
         assert json.loads(out) == json.loads(before.stdout)
     finally:
         if writer.poll() is None:
