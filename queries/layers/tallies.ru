@@ -61,8 +61,10 @@ WHERE {
            (SUM(IF(?status = "conflicting", 1, 0)) AS ?x_conflicting)
            (SUM(IF(?status = "not-preregistered", 1, 0)) AS ?x_not_preregistered)
            (SUM(IF((?status = "passed" || ?status = "failed") && BOUND(?unordered), 1, 0)) AS ?order_unknown)
-           # trial 0's status; two verdicts on trial 0 (trial numbers of different datatypes) make neither
-           (GROUP_CONCAT(IF(?trial = 0, ?status, ""); separator="") AS ?first)
+           # trial 0's status, counted (not concatenated: Virtuoso 7 cannot group a GROUP_CONCAT of an IF)
+           (SUM(IF(?trial = 0, 1, 0)) AS ?zeros)
+           (SUM(IF(?trial = 0 && (?status = "passed" || ?status = "failed"), 1, 0)) AS ?zeros_judged)
+           (SUM(IF(?trial = 0 && ?status = "passed", 1, 0)) AS ?zeros_passed)
     WHERE {
       { SELECT DISTINCT ?verdict ?system ?case ?grader ?grader_kind ?trial ?status ?said ?unordered WHERE {
           GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
@@ -78,8 +80,9 @@ WHERE {
                      FILTER(?said = earl:failed) } } }
     }
     GROUP BY ?system ?case ?grader ?grader_kind }
-  BIND(IF(?first = "passed" || ?first = "failed", 1, 0) AS ?first_judged)
-  BIND(IF(?first = "passed", 1, 0) AS ?first_passed)
+  # two verdicts on trial 0 (trial numbers of different datatypes) make neither count
+  BIND(IF(?zeros = 1, ?zeros_judged, 0) AS ?first_judged)
+  BIND(IF(?zeros = 1, ?zeros_passed, 0) AS ?first_passed)
   BIND(IRI(CONCAT("urn:kg:tally:", SHA1(CONCAT(STR(?system), " ", STR(?case), " ", STR(?grader), " ",
        STR(?grader_kind))))) AS ?tally)
 }
