@@ -10,6 +10,10 @@ opened by a `#+ step: NAME` line:
   (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
 - derive: runs after the change and recomputes the marked keys.
 
+A layer derived from another's graph names it in its header (`#+ after: [verdicts]`): kg runs the
+derive steps in that order (else in name order). A step of comments only is empty: the tally
+layer marks nothing of its own, its keys are the verdict layer's.
+
 The whole file, run as it is after flagging every source, rebuilds the layer. kg composes one
 update per write — flag, mark, the change, derive, clear the pending graph — which Oxigraph runs
 as one transaction, so a source and the verdicts made of it are never seen apart."""

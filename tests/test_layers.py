@@ -225,3 +225,17 @@ def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_p
     assert tallies_of(store) == expected_tallies({"big": facts})
     assert store.layers_current()
     assert layer_of(rebuilt(store)) == layer_of(store)
+
+
+def test_a_layer_derived_from_another_runs_after_it(tmp_path):
+    # tallies.ru sorts before verdicts.ru by name; its `#+ after: [verdicts]` puts its derive step after
+    assert [layer.name for layer in layers.load()] == ["verdicts", "tallies"]
+    assert not layers.load()[1].mark  # it marks nothing of its own: comments only
+    body = "#+ step: mark\n# nothing\n#+ step: derive\nINSERT DATA { GRAPH <urn:kg:layer:x> { <urn:a> <urn:b> <urn:c> } }\n"
+    for name, after in (("a", "[b]"), ("b", "[a]")):
+        (tmp_path / f"{name}.ru").write_text(f"#+ summary: s\n#+ graph: urn:kg:layer:{name}\n#+ after: {after}\n{body}")
+    with pytest.raises(layers.LayerError, match="cycle"):
+        layers._ordered([layers.parse(tmp_path / "a.ru"), layers.parse(tmp_path / "b.ru")])
+    (tmp_path / "c.ru").write_text("#+ summary: s\n#+ graph: urn:kg:layer:c\n#+ after: [nowhere]\n" + body)
+    with pytest.raises(layers.LayerError, match="nowhere"):
+        layers._ordered([layers.parse(tmp_path / "c.ru")])
