@@ -125,9 +125,9 @@ def test_the_tally_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded)
     assert len(on_virtuoso) == len(embedded_rows)  # one tally per system, case, grader and kind on both
     differing = sorted(on_virtuoso - embedded_rows)
     if differing:
-        # Seen on Virtuoso 7.2.5 (issue 12, not yet explained): a few tallies' counts differ from the
-        # embedded ones (cubby@1.4.0 route-028 judge-v2: a cantTell/agent verdict counted as said
-        # earl:failed; cubby-behavior-010 ines-moreau). The queries that read tallies and Virtuoso
+        # Seen on Virtuoso 7.2.5 (issue 12, not yet explained): 40 of the 244 tallies' counts differ
+        # from the embedded ones (e.g. cubby@1.4.0 route-028: a cantTell/agent verdict counted as
+        # said earl:failed; cubby-behavior-010 ines-moreau). The queries that read tallies and Virtuoso
         # runs (set-reporting, unreported-cases) still give the embedded rows; the others stay
         # `unsupported: virtuoso`.
         by_key = {row[:4]: row[4:] for row in embedded_rows}
