@@ -19,6 +19,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kg import catalogue  # noqa: E402
 
 _EARL = "PREFIX earl: <http://www.w3.org/ns/earl#>\n"
@@ -31,9 +32,11 @@ PROBES = {
 }
 
 
-def texts(names: list[str], probes: bool) -> dict[str, str]:
+def texts(names: list[str], probes: bool, store=None) -> dict[str, str]:
     if probes:
         return dict(PROBES)
+    from run import SYSTEMS_QUERY, required_params  # the benchmark's own choice of systems for compare
+    systems = [row[0].value for row in store.query(SYSTEMS_QUERY, use_default_graph_as_union=True)] if store else []
     named = catalogue.load()
     if not names:
         names = sorted(named)
@@ -43,7 +46,8 @@ def texts(names: list[str], probes: bool) -> dict[str, str]:
             out[name] = Path(name).read_text()
         else:
             query = named[name]
-            out[name] = query.bound_text({"k": 2} if "k" in query.params else {})
+            out[name] = query.bound_text({**({"k": 2} if "k" in query.params else {}),
+                                          **required_params(query, systems)})
     return out
 
 
@@ -55,7 +59,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per query (the fastest is kept)")
     args = parser.parse_args(argv)
     store = ox.Store.read_only(args.store)
-    for name, text in texts(args.queries, args.probes).items():
+    for name, text in texts(args.queries, args.probes, store).items():
         best, rows = None, 0
         for _ in range(args.repeat):
             started = time.perf_counter()

@@ -11,9 +11,16 @@ that any engine runs.
     #+ derive:
     #+   pass_at_1: ratio(passed_at_1, cases_at_1)
     #+ hide: [case_counts]
+    #+ tokens:
+    #+   case_counts: [integer, integer]
     #+ rates:
     #+   pass_at_1: {count: passed_at_1, of: cases_at_1, low: pass_at_1_low, high: pass_at_1_high}
     #+ tags: [results]
+
+`tokens` declares a column that packs one tuple per group into a GROUP_CONCAT ("n:c n:c ...":
+tokens apart by spaces, fields by ':', the last field keeping any ':' of its own) and each
+field's type (integer or string): finishers receive it decoded, as a list of typed tuples, by
+`decode_tokens` here, never a string they split again.
 
 `rates` says which columns are rates and what each is made of — the count (when the rate is a
 count over its denominator), the denominator, the interval — so that a terminal table shows them
@@ -46,7 +53,9 @@ import yaml
 from . import paths
 from .finishers import FINISHERS
 
-HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "rates", "tags", "unsupported"}
+HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "rates", "tags", "unsupported",
+               "tokens"}
+TOKEN_TYPES = {"integer": int, "string": str}
 RATE_KEYS = {"of", "count", "low", "high", "signed"}
 PARAM_KEYS = {"type", "default", "required", "doc", "min", "max", "choices"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
@@ -124,6 +133,7 @@ class NamedQuery:
     rates: dict[str, Rate] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     unsupported: dict[str, str] = field(default_factory=dict)  # engine → why it computes this wrongly
+    tokens: dict[str, tuple[str, ...]] = field(default_factory=dict)  # packed column → its fields' types
 
     @property
     def rate_columns(self) -> list[str]:
@@ -348,6 +358,12 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
                                  f"({', '.join(sorted(FINISHERS))})")
         args = tuple(a.strip() for a in match.group(2).split(",") if a.strip())
         derive.append(Derivation(column, match.group(1), args))
+    tokens = {}
+    for column, types in (header.get("tokens") or {}).items():
+        if not isinstance(types, list) or not types or any(t not in TOKEN_TYPES for t in types):
+            raise CatalogueError(f"{path}: tokens {column}: a list of field types ({', '.join(TOKEN_TYPES)}), "
+                                 f"e.g. [integer, integer]; got {types!r}")
+        tokens[str(column)] = tuple(types)
     rates = {}
     for column, spec in (header.get("rates") or {}).items():
         if not isinstance(spec, dict) or set(spec) - RATE_KEYS or "of" not in spec:
@@ -359,7 +375,8 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
                        description=str(header.get("description", "")).strip(), params=params,
                        columns={str(k): str(v) for k, v in columns.items()}, derive=derive,
                        hide=list(header.get("hide") or []), rates=rates, tags=list(header.get("tags") or []),
-                       unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()})
+                       unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()},
+                       tokens=tokens)
     check_consistency(query, deep)
     return query
 
@@ -399,6 +416,9 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
         missing = [a for a in d.arguments if a not in known]
         if missing:
             raise CatalogueError(f"{where}: derive {d.column} uses {missing}, which are neither columns nor params")
+    for t in query.tokens:
+        if t not in query.columns or t in derived:
+            raise CatalogueError(f"{where}: tokens names {t}, which is not a column the query projects")
     for h in query.hide:
         if h not in query.columns:
             raise CatalogueError(f"{where}: hide names {h}, which is not a column")
@@ -481,13 +501,26 @@ class Result:
         return frame
 
 
+def decode_tokens(text: Any, types: tuple[str, ...]) -> list[tuple]:
+    """A packed column ("n:c n:c ...", see `tokens` above) as a list of tuples of typed fields, in
+    the engine's order; empty when the column is empty or unbound."""
+    decoded = []
+    for token in str(text or "").split():
+        fields = token.split(":", len(types) - 1)
+        if len(fields) != len(types):
+            raise ValueError(f"a token of {len(types)} fields ({':'.join(types)}) expected, got {token!r}")
+        decoded.append(tuple(TOKEN_TYPES[t](v) for t, v in zip(types, fields)))
+    return decoded
+
+
 def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Result:
     values = query.parameter_values(params)
     columns = query.output_columns
     finished = []
     for row in rows:
+        decoded = {c: decode_tokens(row.get(c), types) for c, types in query.tokens.items()}
         for d in query.derive:
-            args = [row[a] if a in row else values.get(a) for a in d.arguments]
+            args = [decoded[a] if a in decoded else row[a] if a in row else values.get(a) for a in d.arguments]
             row[d.column] = FINISHERS[d.function](*args)
         finished.append({c: row.get(c) for c in columns})
     return Result(columns, finished, query)

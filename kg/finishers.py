@@ -4,7 +4,8 @@ engine's rows end in the same numbers.
 
 A query names them in its header, e.g. `derive: {pass_at_k: mean_pass_at_k(case_counts, k)}`;
 each finisher takes column values (or parameters) and returns one value, or None when the
-metric cannot be computed — never 0 by default."""
+metric cannot be computed — never 0 by default. A column a query packs per case into a
+GROUP_CONCAT arrives decoded, as a list of typed tuples (the header's `tokens`, kg/catalogue.py)."""
 from __future__ import annotations
 
 import math
@@ -22,14 +23,9 @@ def finisher(fn):
 
 
 def _pairs(case_counts) -> list[tuple[int, int]]:
-    """"n:c n:c …" (one pair per case, as the queries GROUP_CONCAT them) → [(n, c), …]."""
-    if not case_counts:
-        return []
-    pairs = []
-    for token in str(case_counts).split():
-        n, c = token.split(":")
-        pairs.append((int(n), int(c)))
-    return pairs
+    """[(n, c), …]: one pair per case, the query's packed column decoded by the catalogue (its
+    `tokens` header: case_counts: [integer, integer])."""
+    return [(int(n), int(c)) for n, c in case_counts or []]
 
 
 def pass_at_k(n: int, c: int, k: int) -> Fraction:
@@ -163,16 +159,11 @@ def agreement(both_pass, both_fail, shared):
 
 # ── paired comparisons of two variants (variant-comparison) ──
 def _case_pairs(case_pairs) -> list[tuple[Fraction, str]]:
-    """"nb:cb:nc:cc:cluster …" (one token per paired case, as variant-comparison GROUP_CONCATs
-    them) → [(candidate pass rate − baseline pass rate, cluster), …], sorted so that the order
-    the engine concatenated the tokens in never matters."""
-    if not case_pairs:
-        return []
-    pairs = []
-    for token in str(case_pairs).split():
-        nb, cb, nc, cc, cluster = token.split(":", 4)
-        pairs.append((Fraction(int(cc), int(nc)) - Fraction(int(cb), int(nb)), cluster))
-    return sorted(pairs)
+    """[(nb, cb, nc, cc, cluster), …] (one tuple per paired case, decoded by the catalogue from the
+    query's `tokens: {case_pairs: [integer, integer, integer, integer, string]}`) → [(candidate pass
+    rate − baseline pass rate, cluster), …], sorted so that the order the engine concatenated the
+    tokens in never matters."""
+    return sorted((Fraction(cc, nc) - Fraction(cb, nb), cluster) for nb, cb, nc, cc, cluster in case_pairs or [])
 
 
 def _mean_difference(pairs) -> Fraction | None:
@@ -289,11 +280,10 @@ def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers,
 
 # ── comparing two systems case by case (compare) ──
 def _side_pass_at_1(pass1_pairs, side: int):
-    """pass@1 of one side over the pass@1 pairs, whose tokens are "1:cb:1:cc:cluster"."""
-    tokens = [t.split(":", 4) for t in str(pass1_pairs or "").split()]
-    if not tokens:
+    """pass@1 of one side over the pass@1 pairs, (1, cb, 1, cc, cluster) tuples decoded by the catalogue."""
+    if not pass1_pairs:
         return None
-    return float(Fraction(sum(int(t[side]) for t in tokens), len(tokens)))
+    return float(Fraction(sum(t[side] for t in pass1_pairs), len(pass1_pairs)))
 
 
 @finisher

@@ -10,6 +10,10 @@ opened by a `#+ step: NAME` line:
   (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
 - derive: runs after the change and recomputes the marked keys.
 
+A layer derived from another's graph names it in its header (`#+ after: [verdicts]`): kg runs the
+derive steps in that order (else in name order). A step of comments only is empty: the tally
+layer marks nothing of its own, its keys are the verdict layer's.
+
 The whole file, run as it is after flagging every source, rebuilds the layer. kg composes one
 update per write — flag, mark, the change, derive, clear the pending graph — which Oxigraph runs
 as one transaction, so a source and the verdicts made of it are never seen apart."""
@@ -53,6 +57,12 @@ class Layer:
     mark: str
     derive: str
     sha256: str
+    after: tuple[str, ...] = ()  # layers whose derive step must run before this one's (their graphs it reads)
+
+
+def _statements(step: str) -> str:
+    """A step with no operation (comments only) is empty: a layer may mark nothing of its own."""
+    return step if any(line.strip() and not line.lstrip().startswith("#") for line in step.splitlines()) else ""
 
 
 def parse(path: Path) -> Layer:
@@ -62,7 +72,7 @@ def parse(path: Path) -> Layer:
     parts = _STEP.split(text)
     # parts: [prologue, name1, body1, name2, body2, ...]; the prologue holds the PREFIX lines
     prologue = "\n".join(line for line in parts[0].splitlines() if line.upper().startswith("PREFIX"))
-    steps = {parts[i]: parts[i + 1].strip().rstrip(";").strip() for i in range(1, len(parts), 2)}
+    steps = {parts[i]: _statements(parts[i + 1].strip().rstrip(";").strip()) for i in range(1, len(parts), 2)}
     if set(steps) != {"mark", "derive"} or not header.get("graph") or not header.get("summary"):
         raise LayerError(f"{path}: a layer needs a '#+ summary:', a '#+ graph:' and the steps "
                          f"'#+ step: mark' and '#+ step: derive' (found steps {sorted(steps)})")
@@ -70,7 +80,29 @@ def parse(path: Path) -> Layer:
         raise LayerError(f"{path}: a layer's graph is named under {LAYER_PREFIX}")
     return Layer(name=path.stem, path=path, summary=header["summary"], graph=header["graph"],
                  prologue=prologue, mark=steps["mark"], derive=steps["derive"],
-                 sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+                 sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                 after=tuple(header.get("after") or ()))
+
+
+def _ordered(found: list[Layer]) -> tuple[Layer, ...]:
+    """The layers in name order, except that a layer comes after those its `#+ after:` names (a
+    layer derived from another's graph reads it once that one's derive step has run)."""
+    by_name = {layer.name: layer for layer in found}
+    done: dict[str, Layer] = {}
+
+    def visit(layer: Layer, path: tuple[str, ...]) -> None:
+        if layer.name in done:
+            return
+        if layer.name in path:
+            raise LayerError(f"{layer.path}: layers ordered in a cycle: {' -> '.join(path + (layer.name,))}")
+        for name in layer.after:
+            if name not in by_name:
+                raise LayerError(f"{layer.path}: '#+ after:' names {name!r}, which is no layer")
+            visit(by_name[name], path + (layer.name,))
+        done[layer.name] = layer
+    for layer in found:
+        visit(layer, ())
+    return tuple(done.values())
 
 
 @functools.lru_cache(maxsize=4)
@@ -81,7 +113,7 @@ def _load(roots: tuple[Path, ...]) -> tuple[Layer, ...]:
             if path.stem in found:
                 paths.warn_override(path, found[path.stem])
             found[path.stem] = path
-    return tuple(parse(p) for p in found.values())
+    return _ordered([parse(p) for p in found.values()])
 
 
 def load() -> tuple[Layer, ...]:

@@ -42,11 +42,29 @@ def test_the_shipped_catalogue_parses_and_is_consistent():
     (lambda t: t.replace("#+ columns:", "#+ columns: [oops"), "not valid YAML"),
     (lambda t: t.replace("GROUP BY ?thing", "GROUP BY"), "not valid SPARQL"),
     (lambda t: t.replace("#+ columns:", "#+ derive: {n2: sqrt(n)}\n#+ columns:"), "must call a finisher"),
+    (lambda t: t.replace("#+ columns:", "#+ tokens: {n: [integer, float]}\n#+ columns:"), "tokens n: a list of field types"),
+    (lambda t: t.replace("#+ columns:", "#+ tokens: {missing: [integer]}\n#+ columns:"), "tokens names missing"),
 ])
 def test_a_bad_header_is_an_error(tmp_path, mutation, message):
     assert catalogue.parse_file(write(tmp_path, GOOD))  # the unmutated file is fine
     with pytest.raises(CatalogueError, match=message):
         catalogue.parse_file(write(tmp_path, mutation(GOOD)))
+
+
+def test_packed_columns_reach_finishers_as_typed_tuples():
+    # "n:c" per case, as pass-at-k GROUP_CONCATs it: blanks where a case was left out, a last field
+    # of strings keeping its own ':'
+    assert catalogue.decode_tokens(" 3:2  5:0 ", ("integer", "integer")) == [(3, 2), (5, 0)]
+    assert catalogue.decode_tokens("1:0:1:1:case=urn:x", ("integer",) * 4 + ("string",)) == [(1, 0, 1, 1, "case=urn:x")]
+    assert catalogue.decode_tokens(None, ("integer",)) == [] == catalogue.decode_tokens("", ("integer",))
+    with pytest.raises(ValueError, match="2 fields"):
+        catalogue.decode_tokens("3", ("integer", "integer"))
+    q = catalogue.load()["pass-at-k"]
+    assert q.tokens == {"case_counts": ("integer", "integer")}
+    row = {c: 0 for c in q.columns}
+    row.update(case_counts="3:3 3:0 ", k=3, cases=2)
+    finished = catalogue.finish(q, [row], {"k": 3}).rows[0]
+    assert finished["pass_at_k"] == 0.5 and finished["pass_hat_k"] == 0.5  # (1 + 0) / 2
 
 
 def test_names_are_unique(tmp_path):

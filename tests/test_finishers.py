@@ -9,6 +9,18 @@ from fractions import Fraction
 import pytest
 
 from kg import finishers as f
+from kg.catalogue import decode_tokens
+
+PAIR, PAIRED = ("integer", "integer"), ("integer", "integer", "integer", "integer", "string")
+
+
+def counts(text):
+    """"n:c …" as pass-at-k GROUP_CONCATs it, decoded as the catalogue hands it to the finishers."""
+    return decode_tokens(text, PAIR)
+
+
+def paired(text):
+    return decode_tokens(text, PAIRED)
 
 
 def brute(n, c, k):
@@ -29,15 +41,15 @@ def test_pass_at_k_and_pass_hat_k_match_subset_enumeration(n, c, k):
 def test_n_below_k_is_refused_not_zero():
     with pytest.raises(ValueError):
         f.pass_at_k(2, 1, 3)
-    assert f.mean_pass_at_k("2:1", 3) is None  # a short case leaves the metric undefined, not 0
-    assert f.mean_pass_hat_k("", 3) is None
+    assert f.mean_pass_at_k(counts("2:1"), 3) is None  # a short case leaves the metric undefined, not 0
+    assert f.mean_pass_hat_k(counts(""), 3) is None
 
 
 def test_means_skip_short_cases():
     # cases (3,2) and (2,1) qualify for k=2; (1,1) is short. pass^2: 1/3 and 0 -> 1/6
-    assert f.mean_pass_hat_k("3:2 2:1 1:1", 2) == pytest.approx(1 / 6)
+    assert f.mean_pass_hat_k(counts("3:2 2:1 1:1"), 2) == pytest.approx(1 / 6)
     # pass@2: 1-C(1,2)/C(3,2)=1 and 1-C(1,2)/C(2,2)=1 -> 1
-    assert f.mean_pass_at_k("3:2 2:1 1:1", 2) == 1.0
+    assert f.mean_pass_at_k(counts("3:2 2:1 1:1"), 2) == 1.0
 
 
 def test_ratio_is_none_without_denominator():
@@ -67,8 +79,8 @@ def test_kappa_by_hand():
 
 
 def test_interval_needs_two_cases():
-    assert f.pass_hat_k_low("3:2", 2) is None
-    low, high = f.pass_hat_k_low("2:2 2:0", 2), f.pass_hat_k_high("2:2 2:0", 2)
+    assert f.pass_hat_k_low(counts("3:2"), 2) is None
+    low, high = f.pass_hat_k_low(counts("2:2 2:0"), 2), f.pass_hat_k_high(counts("2:2 2:0"), 2)
     # values 1 and 0: mean 0.5, s = sqrt(0.5), half = 1.959964*sqrt(0.5)/sqrt(2) = 0.979982
     assert low == 0.0 and high == 1.0
 
@@ -116,13 +128,14 @@ def test_mean_intervals_never_cross_the_metric_shown(case_counts, k):
     shows, so the lower bound was above the value."""
     for value, low, high in ((f.mean_pass_at_k, f.pass_at_k_low, f.pass_at_k_high),
                              (f.mean_pass_hat_k, f.pass_hat_k_low, f.pass_hat_k_high)):
-        v, lo, hi = value(case_counts, k), low(case_counts, k), high(case_counts, k)
+        v, lo, hi = value(counts(case_counts), k), low(counts(case_counts), k), high(counts(case_counts), k)
         assert lo == v == hi, (value.__name__, lo, v, hi)
 
 
 def test_paired_interval_brackets_the_mean_difference():
     for pairs in ("2:1:2:2:a 2:1:2:2:b", "3:1:3:3:a 3:0:3:1:b 5:2:5:5:c", "1:1:1:0:a 1:1:1:0:b 1:0:1:1:c"):
-        low, mean, high = f.paired_interval_low(pairs), f.paired_mean_difference(pairs), f.paired_interval_high(pairs)
+        low, mean, high = (f.paired_interval_low(paired(pairs)), f.paired_mean_difference(paired(pairs)),
+                           f.paired_interval_high(paired(pairs)))
         assert -1.0 <= low <= mean <= high <= 1.0, (pairs, low, mean, high)
 
 
@@ -152,6 +165,6 @@ def test_mcnemar_by_hand_and_without_pairs():
 
 
 def test_side_pass_at_1_reads_the_tokens():
-    assert f.baseline_pass_at_1("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f") == pytest.approx(2 / 3)
-    assert f.candidate_pass_at_1("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f") == pytest.approx(2 / 3)
-    assert f.baseline_pass_at_1("  ") is None
+    assert f.baseline_pass_at_1(paired("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f")) == pytest.approx(2 / 3)
+    assert f.candidate_pass_at_1(paired("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f")) == pytest.approx(2 / 3)
+    assert f.baseline_pass_at_1(paired("  ")) is None

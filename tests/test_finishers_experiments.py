@@ -11,6 +11,13 @@ import pytest
 from kg.finishers import (FINISHERS, Z95, gain, gain_check, gate, paired_interval_high, paired_interval_low,
                           paired_mean_difference, paired_standard_error, paired_standard_error_unclustered,
                           sorted_words)
+from kg.catalogue import decode_tokens
+
+
+def paired(text):
+    """"nb:cb:nc:cc:cluster …" as the queries GROUP_CONCAT it, decoded as the catalogue hands it over."""
+    return decode_tokens(text, ("integer", "integer", "integer", "integer", "string"))
+
 
 # nb:cb:nc:cc:cluster, one token per paired case
 #   a  3/3 → 0/3, family F   d = −1
@@ -18,7 +25,7 @@ from kg.finishers import (FINISHERS, Z95, gain, gain_check, gate, paired_interva
 #   c  0/2 → 2/2, family G   d = 1
 #   d  1/1 → 1/1, no family  d = 0   (its own cluster)
 TOKENS = ["3:3:3:0:family=F", "3:1:3:2:family=F", "2:0:2:2:family=G", "1:1:1:1:case=urn%3Atest%3Ad"]
-PAIRS = " ".join(TOKENS)
+PAIRS = paired(" ".join(TOKENS))
 DIFFERENCES = [-1, 1 / 3, 1, 0]
 CLUSTERS = ["F", "F", "G", "d"]
 
@@ -84,7 +91,7 @@ def test_random_comparisons_match_the_sandwich_estimator():
             clusters.append(cluster)
         if len(set(clusters)) < 2:
             continue
-        text = " ".join(tokens)
+        text = paired(" ".join(tokens))
         assert paired_mean_difference(text) == pytest.approx(statistics.mean(differences))
         assert paired_standard_error(text) == pytest.approx(sandwich_se(differences, clusters))
         assert paired_standard_error_unclustered(text) == pytest.approx(
@@ -92,7 +99,7 @@ def test_random_comparisons_match_the_sandwich_estimator():
 
 
 def test_without_families_clustered_equals_unclustered():
-    text = "3:3:3:0:case=a 3:1:3:2:case=b 2:0:2:2:case=c 1:1:1:1:case=d"
+    text = paired("3:3:3:0:case=a 3:1:3:2:case=b 2:0:2:2:case=c 1:1:1:1:case=d")
     assert paired_standard_error(text) == pytest.approx(paired_standard_error_unclustered(text))
     assert paired_standard_error(text) == pytest.approx(5 / 12)
 
@@ -106,7 +113,7 @@ def test_interval_by_hand():
 
 def test_interval_is_clipped_to_the_possible_differences():
     # two clusters, d = −1 and d = 0 → mean −1/2, SE 1/2, mean − 1.96·SE < −1
-    text = "1:1:1:0:family=x 1:1:1:1:family=y"
+    text = paired("1:1:1:0:family=x 1:1:1:1:family=y")
     assert paired_interval_low(text) == -1.0
     assert paired_interval_high(text) == pytest.approx(-0.5 + Z95 * 0.5)
 
@@ -115,19 +122,19 @@ def test_order_of_the_tokens_does_not_matter():
     for _ in range(10):
         shuffled = TOKENS[:]
         random.shuffle(shuffled)
-        text = "  ".join(shuffled)  # GROUP_CONCAT leaves extra blanks where a case was not paired
+        text = paired("  ".join(shuffled))  # GROUP_CONCAT leaves extra blanks where a case was not paired
         for fn in (paired_mean_difference, paired_standard_error, paired_standard_error_unclustered,
                    paired_interval_low, paired_interval_high):
             assert fn(text) == fn(PAIRS)
 
 
 def test_undefined_below_two_clusters():
-    one_family = "3:3:3:0:family=F 3:1:3:2:family=F"
+    one_family = paired("3:3:3:0:family=F 3:1:3:2:family=F")
     assert paired_mean_difference(one_family) == pytest.approx(-1 / 3)
     assert paired_standard_error(one_family) is None
     assert paired_interval_low(one_family) is None and paired_interval_high(one_family) is None
     assert paired_standard_error_unclustered(one_family) is not None  # two cases, each its own cluster
-    for nothing in (None, "", "   "):
+    for nothing in (None, [], paired("   ")):  # unbound, empty, blanks only
         assert paired_mean_difference(nothing) is None
         assert paired_standard_error(nothing) is None
         assert paired_standard_error_unclustered(nothing) is None

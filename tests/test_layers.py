@@ -84,6 +84,46 @@ def expected_verdicts(files: dict[str, list[dict]]) -> dict:
             for key, cls in classes.items()}
 
 
+TALLY_COUNTS = ["trials", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
+                "excludedUnexplained", "excludedInapplicable", "excludedUntested", "excludedOther",
+                "excludedConflicting", "excludedNotPreregistered", "orderUnknown", "firstJudged", "firstPassed"]
+TALLY_ROWS = ("PREFIX kg: <https://kg.example/ns#>\nSELECT ?tally ?system ?case ?grader ?kind "
+              + " ".join(f"?{c}" for c in TALLY_COUNTS) + " WHERE { ?tally a kg:Tally ; kg:system ?system ; "
+              "kg:case ?case ; kg:grader ?grader ; kg:graderKind ?kind ; "
+              + " ; ".join(f"kg:{c} ?{c}" for c in TALLY_COUNTS) + " }")
+STATUS_COUNT = {"passed": "passed", "grader": "excludedGrader", "environment": "excludedEnvironment",
+                "unexplained": "excludedUnexplained", "inapplicable": "excludedInapplicable",
+                "untested": "excludedUntested", "conflicting": "excludedConflicting"}
+
+
+def expected_tallies(files: dict[str, list[dict]]) -> dict:
+    """The tally layer's rule, computed from the expected verdicts: per system, case, grader and kind,
+    the verdicts counted by status, a failed one as earl:failed when one of its assertions said so."""
+    outcome_of = {T + f["id"]: f["outcome"] for fs in files.values() for f in fs}
+    tallies: dict[tuple, dict] = {}
+    for (system, case, trial, grader, kind), (status, members) in expected_verdicts(files).items():
+        counts = tallies.setdefault((system, case, grader, kind), dict.fromkeys(TALLY_COUNTS, 0))
+        counts["trials"] += 1
+        if status == "failed":
+            counts["failed" if any(outcome_of[m] == "failed" for m in members) else "failedByAgent"] += 1
+        else:
+            counts[STATUS_COUNT[status]] += 1
+        if trial == 0:
+            counts["firstJudged"] += status in ("passed", "failed")
+            counts["firstPassed"] += status == "passed"
+    return tallies
+
+
+def tallies_of(store) -> dict:
+    found: dict[tuple, dict] = {}
+    _, rows = store.select_values(TALLY_ROWS)
+    for tally, system, case, grader, kind, *counts in rows:
+        key = (system, case, grader, kind)
+        assert key not in found, f"two tallies for {key}"
+        found[key] = dict(zip(TALLY_COUNTS, counts))
+    return found
+
+
 def layer_of(store) -> dict:
     found: dict[tuple, tuple] = {}
     _, rows = store.select_values(LAYER_ROWS)
@@ -134,8 +174,10 @@ def test_any_sequence_of_writes_leaves_the_layer_a_rebuild_makes(tmp_path, seed)
             files[name] = facts
         expected = expected_verdicts(files)
         assert layer_of(store) == expected, f"seed {seed}, step {step}: {action} {name}"
+        assert tallies_of(store) == expected_tallies(files), f"tallies: seed {seed}, step {step}: {action} {name}"
     fresh = rebuilt(store)
     assert layer_of(fresh) == layer_of(store)
+    assert tallies_of(fresh) == tallies_of(store)
     assert store.layers_current() and fresh.layers_current()
     for query in ("pass-at-k", "verdicts", "judge-kind-metrics"):
         q = catalogue.load()[query]
@@ -148,8 +190,8 @@ def test_a_store_of_another_layer_version_is_rebuilt_when_opened(tmp_path, capsy
     facts = [{"id": "a1", "system": "S1", "case": "c1", "grader": "g1", "kind": "mechanical", "trial": 0,
               "outcome": "passed", "cause": None, "supersedes": None}]
     ingest.load(store, [write(tmp_path, "f", facts)], kind="earl")
-    before = layer_of(store)
-    assert len(before) == 1
+    before, tallies_before = layer_of(store), tallies_of(store)
+    assert len(before) == 1 and len(tallies_before) == 1
     for graph in sorted(layers.graphs()):  # what an older kg left: no layer, or one of other rules
         store.ox.update(f"DROP SILENT GRAPH <{graph}>")
     store.set_setting("layerVersion", "an older version")
@@ -158,7 +200,7 @@ def test_a_store_of_another_layer_version_is_rebuilt_when_opened(tmp_path, capsy
     capsys.readouterr()
     reader = Store(path, read_only=True)  # even a reader: it opens the store for writing once to rebuild
     assert "rebuilt from its sources" in capsys.readouterr().err
-    assert layer_of(reader) == before and reader.layers_current()
+    assert layer_of(reader) == before and tallies_of(reader) == tallies_before and reader.layers_current()
     del reader
     Store(path, read_only=True)
     assert capsys.readouterr().err == ""  # once
@@ -180,5 +222,20 @@ def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_p
     outcomes = ingest.load(store, [write(tmp_path, "big", facts)], kind="earl", validate=False)
     assert [o.status for o in outcomes] == ["loaded"] and outcomes[0].triples >= 50
     assert layer_of(store) == expected_verdicts({"big": facts})
+    assert tallies_of(store) == expected_tallies({"big": facts})
     assert store.layers_current()
     assert layer_of(rebuilt(store)) == layer_of(store)
+
+
+def test_a_layer_derived_from_another_runs_after_it(tmp_path):
+    # tallies.ru sorts before verdicts.ru by name; its `#+ after: [verdicts]` puts its derive step after
+    assert [layer.name for layer in layers.load()] == ["verdicts", "tallies"]
+    assert not layers.load()[1].mark  # it marks nothing of its own: comments only
+    body = "#+ step: mark\n# nothing\n#+ step: derive\nINSERT DATA { GRAPH <urn:kg:layer:x> { <urn:a> <urn:b> <urn:c> } }\n"
+    for name, after in (("a", "[b]"), ("b", "[a]")):
+        (tmp_path / f"{name}.ru").write_text(f"#+ summary: s\n#+ graph: urn:kg:layer:{name}\n#+ after: {after}\n{body}")
+    with pytest.raises(layers.LayerError, match="cycle"):
+        layers._ordered([layers.parse(tmp_path / "a.ru"), layers.parse(tmp_path / "b.ru")])
+    (tmp_path / "c.ru").write_text("#+ summary: s\n#+ graph: urn:kg:layer:c\n#+ after: [nowhere]\n" + body)
+    with pytest.raises(layers.LayerError, match="nowhere"):
+        layers._ordered([layers.parse(tmp_path / "c.ru")])

@@ -118,6 +118,30 @@ def test_the_plans_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded)
     assert on_virtuoso == embedded_rows
 
 
+def test_the_tally_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded):
+    # queries/layers/tallies.ru, derived on the server from its own verdict layer, after it
+    counts = ["trials", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
+              "excludedUnexplained", "excludedInapplicable", "excludedUntested", "excludedOther",
+              "excludedConflicting", "excludedNotPreregistered", "orderUnknown", "firstJudged", "firstPassed"]
+    layer = ("PREFIX kg: <https://kg.example/ns#>\nSELECT ?system ?case ?grader ?kind " + " ".join(f"?{c}" for c in counts)
+             + " WHERE { ?t a kg:Tally ; kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:graderKind ?kind ; "
+             + " ; ".join(f"kg:{c} ?{c}" for c in counts) + " }")
+    on_virtuoso, embedded_rows = set(remote.select_values(layer)[1]), set(embedded.select_values(layer)[1])
+    assert embedded_rows and sum(row[4] for row in embedded_rows) == 617  # every verdict counted once
+
+    assert len(on_virtuoso) == len(embedded_rows)  # one tally per system, case, grader and kind on both
+    differing = sorted(on_virtuoso - embedded_rows)
+    if differing:
+        # Seen on Virtuoso 7.2.5 (issue 12, not yet explained): 40 of the 244 tallies' counts differ
+        # from the embedded ones (e.g. cubby@1.4.0 route-028: a cantTell/agent verdict counted as
+        # said earl:failed; cubby-behavior-010 ines-moreau). The queries that read tallies and Virtuoso
+        # runs (set-reporting, unreported-cases) still give the embedded rows; the others stay
+        # `unsupported: virtuoso`.
+        by_key = {row[:4]: row[4:] for row in embedded_rows}
+        pytest.xfail(f"Virtuoso's tally layer differs on {len(differing)} of {len(embedded_rows)} tallies: "
+                     + "; ".join(f"{row[:4]}: {row[4:]} (embedded {by_key.get(row[:4])})" for row in differing[:3]))
+
+
 @pytest.mark.parametrize("name", QUERIES)
 def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server):
     query = CATALOGUE[name]

@@ -1,0 +1,88 @@
+#+ summary: The tally layer - per case, the verdict layer's verdicts counted by status, kept in the store
+#+ graph: urn:kg:layer:tallies
+#+ after: [verdicts]
+#+ description: >
+#+   A tally is one node per system, case, grader and grader kind of the verdict layer
+#+   (queries/layers/verdicts.ru), holding integer counts of that grader's verdicts on that case: trials
+#+   (verdicts), passed, failed (status failed and an assertion said earl:failed), failedByAgent
+#+   (status failed otherwise: cantTell caused by the agent), the excluded ones by reason (grader,
+#+   environment, unexplained, inapplicable, untested, other, conflicting, not-preregistered),
+#+   orderUnknown (passed or failed verdicts with a kg:preregistration "order-unknown"), and trial 0's
+#+   status as two 0/1 counts: firstJudged (trial 0 passed or failed) and firstPassed (trial 0 passed).
+#+   It says nothing the verdict layer does not: it is that layer counted once per write rather than
+#+   on every query, so that queries which group verdicts per case (pass-at-k, judge-kind-metrics)
+#+   read a few thousand small nodes instead of grouping a hundred thousand verdicts. Zero counts are
+#+   stated (0), never left out: a missing count would read as unknown.
+#+
+#+   The layer keys are the verdict layer's (case, system) pairs: its mark step is the verdict layer's
+#+   (this file marks nothing of its own), and its derive step runs after the verdict layer's, in the
+#+   same transaction (kg/layers.py orders layers by `after`). A replay set is not part of a tally:
+#+   membership lives in other sources (gold, replay sets) whose writes do not touch verdicts, so
+#+   queries join a tally's case to its replay set when they read it.
+#+   The shape of the graph is in docs/formats.md, "The tally layer".
+#+ tags: [layer]
+PREFIX earl: <http://www.w3.org/ns/earl#>
+PREFIX kg: <https://kg.example/ns#>
+
+#+ step: mark
+# Nothing of its own: a tally's key is a (case, system) pair the verdict layer's mark step notes.
+
+#+ step: derive
+# 1. The touched pairs' tallies go; the ones whose pairs still have verdicts come back below.
+DELETE { GRAPH <urn:kg:layer:tallies> { ?tally ?property ?value } }
+WHERE {
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:tallies> { ?tally kg:case ?case ; kg:system ?system ; ?property ?value }
+} ;
+
+# 2. Each touched pair's verdicts, counted per grader and grader kind. A verdict counts once (DISTINCT:
+#    the OPTIONALs below match all of a verdict's assertions or none of them). The tally is named by a
+#    digest of its key, so the same tally is made however it is reached.
+INSERT { GRAPH <urn:kg:layer:tallies> {
+  ?tally a kg:Tally ; kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:graderKind ?grader_kind ;
+         kg:trials ?trials ; kg:passed ?passed ; kg:failed ?failed ; kg:failedByAgent ?failed_by_agent ;
+         kg:excludedGrader ?x_grader ; kg:excludedEnvironment ?x_environment ;
+         kg:excludedUnexplained ?x_unexplained ; kg:excludedInapplicable ?x_inapplicable ;
+         kg:excludedUntested ?x_untested ; kg:excludedOther ?x_other ; kg:excludedConflicting ?x_conflicting ;
+         kg:excludedNotPreregistered ?x_not_preregistered ; kg:orderUnknown ?order_unknown ;
+         kg:firstJudged ?first_judged ; kg:firstPassed ?first_passed } }
+WHERE {
+  { SELECT ?system ?case ?grader ?grader_kind
+           (COUNT(?verdict) AS ?trials)
+           (SUM(IF(?status = "passed", 1, 0)) AS ?passed)
+           (SUM(IF(?status = "failed" && BOUND(?said), 1, 0)) AS ?failed)
+           (SUM(IF(?status = "failed" && !BOUND(?said), 1, 0)) AS ?failed_by_agent)
+           (SUM(IF(?status = "grader", 1, 0)) AS ?x_grader)
+           (SUM(IF(?status = "environment", 1, 0)) AS ?x_environment)
+           (SUM(IF(?status = "unexplained", 1, 0)) AS ?x_unexplained)
+           (SUM(IF(?status = "inapplicable", 1, 0)) AS ?x_inapplicable)
+           (SUM(IF(?status = "untested", 1, 0)) AS ?x_untested)
+           (SUM(IF(?status = "other", 1, 0)) AS ?x_other)
+           (SUM(IF(?status = "conflicting", 1, 0)) AS ?x_conflicting)
+           (SUM(IF(?status = "not-preregistered", 1, 0)) AS ?x_not_preregistered)
+           (SUM(IF((?status = "passed" || ?status = "failed") && BOUND(?unordered), 1, 0)) AS ?order_unknown)
+           # trial 0's status, counted (not concatenated: Virtuoso 7 cannot group a GROUP_CONCAT of an IF)
+           (SUM(IF(?trial = 0, 1, 0)) AS ?zeros)
+           (SUM(IF(?trial = 0 && (?status = "passed" || ?status = "failed"), 1, 0)) AS ?zeros_judged)
+           (SUM(IF(?trial = 0 && ?status = "passed", 1, 0)) AS ?zeros_passed)
+    WHERE {
+      { SELECT DISTINCT ?verdict ?system ?case ?grader ?grader_kind ?trial ?status ?said ?unordered WHERE {
+          GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+          GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:grader ?grader ;
+                                                   kg:graderKind ?grader_kind ; kg:trial ?trial ; kg:status ?status }
+          OPTIONAL { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:preregistration ?unordered }
+                     FILTER(?unordered = "order-unknown") }
+          # the layer's failed joins earl:failed and cantTell caused by the agent; a tally counts them
+          # apart: earl:failed when one of the verdict's assertions said so, else cantTell/agent
+          OPTIONAL { GRAPH <urn:kg:layer:verdicts> { ?verdict kg:assertion ?assertion }
+                     GRAPH ?results { ?assertion earl:result ?result }
+                     GRAPH ?outcomes { ?result earl:outcome ?said }
+                     FILTER(?said = earl:failed) } } }
+    }
+    GROUP BY ?system ?case ?grader ?grader_kind }
+  # two verdicts on trial 0 (trial numbers of different datatypes) make neither count
+  BIND(IF(?zeros = 1, ?zeros_judged, 0) AS ?first_judged)
+  BIND(IF(?zeros = 1, ?zeros_passed, 0) AS ?first_passed)
+  BIND(IRI(CONCAT("urn:kg:tally:", SHA1(CONCAT(STR(?system), " ", STR(?case), " ", STR(?grader), " ",
+       STR(?grader_kind))))) AS ?tally)
+}
