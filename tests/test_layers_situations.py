@@ -16,8 +16,7 @@ import yaml
 
 from kg import ingest
 from kg.store import Store
-from tests.test_layers_plans import GOLDEN, graphs_of, rebuilt, write
-from tests.test_layers_plans import rows as query_rows
+from tests.test_layers_plans import GOLDEN, graphs_of, rebuilt, rows, write
 
 # goldens written as TriG, whose graphs can be written in any order
 CASES = ["situation-check", "situation-check--system", "situation-check--unchecked", "wrong-description-cases",
@@ -38,16 +37,6 @@ def situations_layer(store: Store) -> set[str]:
 def satisfied(store: Store) -> set[tuple[str, str]]:
     return {(q.subject.value, q.object.value)
             for q in store.ox.quads_for_pattern(None, ox.NamedNode(SATISFIES), None, ox.NamedNode(SITUATIONS_GRAPH))}
-
-
-def rows(store: Store, case: str) -> list[dict]:
-    """The golden's query rows; situation-check's `unchecked` joins its reasons with GROUP_CONCAT, whose
-    order follows the store's insertion order (the same before the layer), so it is compared as a set."""
-    found = query_rows(store, case)
-    for row in found:
-        if row.get("unchecked"):
-            row["unchecked"] = sorted(row["unchecked"].split("; "))
-    return found
 
 
 def test_every_situations_golden_is_here():
@@ -120,7 +109,7 @@ def test_a_gold_file_loaded_after_the_situations_re_derives_their_satisfaction()
     assert satisfied(store), "the gold file's descriptions did not re-derive the situations' satisfaction"
     assert situations_layer(store) == situations_layer(rebuilt(store))
     expected = yaml.safe_load((GOLDEN / "situation-check" / "expected.yaml").read_text())
-    assert [r["satisfies_expected"] for r in query_rows(store, "situation-check")] == \
+    assert [r["satisfies_expected"] for r in rows(store, "situation-check")] == \
         [r.get("satisfies_expected") for r in expected["rows"]]
     store.drop_source(gold)  # and dropping it takes the judgements away
     assert not satisfied(store) and not situations_layer(store)
