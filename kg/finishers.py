@@ -48,6 +48,16 @@ def _per_case(case_counts, k, estimator) -> list[Fraction]:
 
 
 @finisher
+def sorted_parts(text):
+    """"a; b; …" as a GROUP_CONCAT joined them, in whatever order the engine grouped its rows (the
+    order data were written in, on Oxigraph) → the same parts sorted, so every store and every
+    loading order say the same; None stays None."""
+    if text is None:
+        return None
+    return "; ".join(sorted(str(text).split("; ")))
+
+
+@finisher
 def ratio(numerator, denominator):
     """numerator / denominator, or None when the denominator is 0 or missing."""
     if numerator is None or not denominator:

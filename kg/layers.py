@@ -203,8 +203,10 @@ def rebuilding(mark: bool = True) -> str:
     runs the mark step itself) its keys marked; then `derive_chunk` until nothing is touched, and
     `finish()`."""
     ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())]
+    # every source a layer's keys come from: results (assertions) and situations files
     ops.append(f"INSERT {{ GRAPH <{CHANGED}> {{ ?g a <{KG}ChangedSource> }} }} "
-               f"WHERE {{ SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} }}")
+               f"WHERE {{ SELECT DISTINCT ?g WHERE {{ {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} UNION "
+               f"{{ GRAPH ?g {{ ?s a <https://agenticprimitives.dev/ns/evaluation#DeliveredSituation> }} }} }} }}")
     return _compose(ops + ([layer.mark for layer in load()] if mark else []))
 
 

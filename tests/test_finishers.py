@@ -168,3 +168,10 @@ def test_side_pass_at_1_reads_the_tokens():
     assert f.baseline_pass_at_1(paired("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f")) == pytest.approx(2 / 3)
     assert f.candidate_pass_at_1(paired("1:1:1:0:case=a 1:0:1:1:case=b 1:1:1:1:family=f")) == pytest.approx(2 / 3)
     assert f.baseline_pass_at_1(paired("  ")) is None
+
+
+def test_sorted_parts_gives_one_order_whatever_order_the_engine_grouped_in():
+    from kg.finishers import sorted_parts
+    assert sorted_parts("b: no loaded shape; a: no loaded shape") == "a: no loaded shape; b: no loaded shape"
+    assert sorted_parts("a: x; b: y") == sorted_parts("b: y; a: x")
+    assert sorted_parts(None) is None

@@ -1,0 +1,199 @@
+#+ summary: The situations layer - whether a delivered situation satisfies an outcome description (apeval:satisfies), defined once and kept in the store
+#+ graph: urn:kg:layer:situations
+#+ description: >
+#+   What "satisfies" means (apeval:satisfies: "every expected class exists and validates; every
+#+   missing input was named; the ask was asked"), stated once for situation-check,
+#+   wrong-description-cases and wrong-description-reach. A situation S satisfies a description D when
+#+   every class D apeval:describesClass has a record of S (dul:isSettingFor) that is an instance of
+#+   it, directly or through a subclass (rdf:type, then rdfs:subClassOf+ as one loaded graph states
+#+   it); no such record fails the domain's shapes (an sh:ValidationResult of severity sh:Violation
+#+   whose sh:focusNode is the record, written when S was loaded: kg/domain_shapes.py); every class D
+#+   apeval:describesMissing is among S's kg:namedMissing; and when D apeval:describesAsk is true, S's
+#+   kg:asked is true (absent = false).
+#+
+#+   Which descriptions S is judged against (kg:judgedAs, one or more per pair): its intent's
+#+   apeval:expectedOutcome ("expected outcome"), its apeval:candidateOutcome(s) ("candidate
+#+   outcome"), and, for a decline - an intent whose apeval:expectedBehaviour is
+#+   apeval:behaviour-decline and that has no expected outcome - its set's products ("decline
+#+   product"): every description another intent of its replay set, not itself a decline, names as
+#+   expectedOutcome or candidateOutcome and that asks for something (a class, a missing input or an
+#+   ask). S's intent and system are its run's (prov:wasGeneratedBy; prov:used, prov:wasAssociatedWith).
+#+
+#+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
+#+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
+#+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind). Kept per
+#+   (case, system) pair like the verdict layer. The mark step marks the pairs whose situations a
+#+   changed source can change: situations it states; intents whose descriptions, behaviour or set it
+#+   states, or that name a description whose classes, missing inputs or ask it states, with every
+#+   decline of their sets; and every situation when it states rdfs:subClassOf.
+#+   The shape of the graph is in docs/formats.md, "The situations layer".
+#+ tags: [layer]
+PREFIX apeval: <https://agenticprimitives.dev/ns/evaluation#>
+PREFIX kg: <https://kg.example/ns#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX dul: <http://www.ontologydesignpatterns.org/ont/dul/DUL.owl#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX sh: <http://www.w3.org/ns/shacl#>
+
+#+ step: mark
+# The (case, system) pairs of the situations a changed source can change the satisfaction of.
+INSERT { GRAPH <urn:kg:layer:touched> { ?case kg:touchedFor ?system } }
+WHERE {
+  SELECT DISTINCT ?case ?system WHERE {
+    {
+      # a situation the source states
+      GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+      GRAPH ?changed { ?situation a apeval:DeliveredSituation }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    UNION
+    {
+      # an intent whose descriptions, behaviour or set the source states, or that names a description
+      # the source describes; and every decline of the intent's set (whose products it may change)
+      { SELECT DISTINCT ?judged_intent WHERE {
+          { SELECT DISTINCT ?intent WHERE {
+              GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+              { GRAPH ?changed { ?intent apeval:expectedOutcome|apeval:candidateOutcome|apeval:expectedBehaviour|apeval:inReplaySet ?value } }
+              UNION
+              { GRAPH ?changed { ?described apeval:describesClass|apeval:describesMissing|apeval:describesAsk ?value }
+                GRAPH ?naming { ?intent apeval:expectedOutcome|apeval:candidateOutcome ?described } } } }
+          OPTIONAL { GRAPH ?sets { ?intent apeval:inReplaySet ?set }
+                     GRAPH ?members { ?decline apeval:inReplaySet ?set }
+                     GRAPH ?behaviours { ?decline apeval:expectedBehaviour apeval:behaviour-decline } }
+          # the intent itself (1) and each decline of its set (2)
+          VALUES ?which { 1 2 }
+          BIND(IF(?which = 1, ?intent, ?decline) AS ?judged_intent)
+          FILTER(BOUND(?judged_intent)) } }
+      GRAPH ?uses { ?run prov:used ?judged_intent }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    UNION
+    {
+      # a class hierarchy: every situation (ontologies change rarely)
+      { SELECT DISTINCT ?changed WHERE {
+          GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+          GRAPH ?changed { ?sub rdfs:subClassOf ?super } } }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
+    GRAPH ?used { ?run prov:used ?case }
+    GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
+  }
+} ;
+
+#+ step: derive
+# 1. The touched pairs' judgements go, with the satisfies / does-not-satisfy triples they state; the
+#    ones that still hold come back below.
+DELETE { GRAPH <urn:kg:layer:situations> { ?situation ?relation ?description } }
+WHERE {
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:situations> { ?judgement kg:keyCase ?case ; kg:keySystem ?system ;
+                                               kg:situation ?situation ; kg:description ?description .
+                                    ?situation ?relation ?description }
+} ;
+
+DELETE { GRAPH <urn:kg:layer:situations> { ?node ?property ?value } }
+WHERE {
+  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:situations> { ?node kg:keyCase ?case ; kg:keySystem ?system ; ?property ?value }
+} ;
+
+# 2. Which check each situation of a touched pair gets: its intent's expected outcome, or a decline
+#    (expectedBehaviour decline, no expected outcome). OPTIONALs and BOUND, not EXISTS in a BIND:
+#    Virtuoso 7 cannot compile that.
+INSERT { GRAPH <urn:kg:layer:situations> { ?state_check a kg:StateCheck ; kg:situation ?situation ;
+                                             kg:keyCase ?case ; kg:keySystem ?system ; kg:checkKind ?kind } }
+WHERE {
+  { SELECT DISTINCT ?case ?system ?situation ?kind WHERE {
+      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH ?used { ?run prov:used ?case }
+      GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+      GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
+      OPTIONAL { GRAPH ?expectations { ?case apeval:expectedOutcome ?expected } }
+      OPTIONAL { GRAPH ?behaviours { ?case apeval:expectedBehaviour ?behaviour }
+                 FILTER(?behaviour = apeval:behaviour-decline) }
+      BIND(IF(BOUND(?expected), "expected outcome", IF(BOUND(?behaviour), "decline", ?none)) AS ?kind)
+      FILTER(BOUND(?kind) && isIRI(?situation))
+  } }
+  BIND(IRI(CONCAT("urn:kg:state-check:", SHA1(STR(?situation)))) AS ?state_check)
+} ;
+
+# 3. The descriptions each situation of a touched pair is judged against, and in which role. A
+#    situation or description that is a blank node has no name to digest and is not judged.
+INSERT { GRAPH <urn:kg:layer:situations> { ?judgement a kg:SatisfactionJudgement ; kg:situation ?situation ;
+                                             kg:description ?description ; kg:judgedAs ?role ;
+                                             kg:keyCase ?case ; kg:keySystem ?system } }
+WHERE {
+  { SELECT DISTINCT ?case ?system ?situation ?description ?role WHERE {
+      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH ?used { ?run prov:used ?case }
+      GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+      GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
+      { GRAPH ?expectations { ?case apeval:expectedOutcome ?description } BIND("expected outcome" AS ?role) }
+      UNION
+      { GRAPH ?candidates { ?case apeval:candidateOutcome ?description } BIND("candidate outcome" AS ?role) }
+      UNION
+      { # a decline with no expected outcome: the products of its set
+        GRAPH ?behaviours { ?case apeval:expectedBehaviour apeval:behaviour-decline }
+        FILTER NOT EXISTS { GRAPH ?own { ?case apeval:expectedOutcome ?its_own } }
+        GRAPH ?sets { ?case apeval:inReplaySet ?set }
+        GRAPH ?members { ?other apeval:inReplaySet ?set }
+        GRAPH ?products { ?other apeval:expectedOutcome|apeval:candidateOutcome ?description }
+        FILTER NOT EXISTS { GRAPH ?other_behaviours { ?other apeval:expectedBehaviour apeval:behaviour-decline } }
+        # that asks for something (a description asking for nothing is satisfied by every situation)
+        { GRAPH ?asks { ?description apeval:describesClass|apeval:describesMissing ?something } }
+        UNION
+        { GRAPH ?asks { ?description apeval:describesAsk ?ask } FILTER(?ask = true) }
+        BIND("decline product" AS ?role) }
+      FILTER(isIRI(?situation) && isIRI(?description))
+  } }
+  BIND(IRI(CONCAT("urn:kg:satisfaction:", SHA1(CONCAT(STR(?situation), " ", STR(?description))))) AS ?judgement)
+} ;
+
+# 4. Each judgement's counts, and the rule: every described class has a record of it (or of a
+#    subclass), none of them fails the domain's shapes, every described-missing class was named, and
+#    an ask was asked. (Each OPTIONAL joins on the row's own situation and compares the class in
+#    its FILTER.)
+INSERT { GRAPH <urn:kg:layer:situations> { ?judgement kg:describedClasses ?described_classes ;
+                                             kg:coveredClasses ?covered_classes ; kg:invalidClasses ?invalid_classes ;
+                                             kg:describedMissing ?described_gaps ; kg:namedMissingClasses ?named_gaps ;
+                                             kg:askUnasked ?ask_unasked .
+                                             ?situation ?relation ?description } }
+WHERE {
+  { SELECT ?judgement ?situation ?description (COUNT(DISTINCT ?described) AS ?described_classes)
+           (COUNT(DISTINCT ?covered) AS ?covered_classes) (COUNT(DISTINCT ?broken) AS ?invalid_classes)
+           (COUNT(DISTINCT ?gap) AS ?described_gaps) (COUNT(DISTINCT ?named) AS ?named_gaps)
+    WHERE {
+      { SELECT DISTINCT ?judgement ?situation ?description WHERE {
+          GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+          GRAPH <urn:kg:layer:situations> { ?judgement a kg:SatisfactionJudgement ; kg:keyCase ?case ;
+                                              kg:keySystem ?system ; kg:situation ?situation ;
+                                              kg:description ?description } } }
+      OPTIONAL { GRAPH ?classes { ?description apeval:describesClass ?described } }
+      OPTIONAL { GRAPH ?gaps { ?description apeval:describesMissing ?gap } }
+      OPTIONAL { GRAPH ?settings { ?situation dul:isSettingFor ?record }
+                 { GRAPH ?types { ?record rdf:type ?record_class } }
+                 UNION
+                 { GRAPH ?types { ?record rdf:type ?record_type }
+                   GRAPH ?hierarchy { ?record_type rdfs:subClassOf+ ?record_class } }
+                 FILTER(?record_class = ?described) BIND(?record_class AS ?covered) }
+      OPTIONAL { GRAPH ?broken_settings { ?situation dul:isSettingFor ?broken_record }
+                 GRAPH ?results { ?result sh:focusNode ?broken_record ; sh:resultSeverity sh:Violation }
+                 { GRAPH ?broken_types { ?broken_record rdf:type ?broken_class } }
+                 UNION
+                 { GRAPH ?broken_types { ?broken_record rdf:type ?broken_type }
+                   GRAPH ?broken_hierarchy { ?broken_type rdfs:subClassOf+ ?broken_class } }
+                 FILTER(?broken_class = ?described) BIND(?broken_class AS ?broken) }
+      OPTIONAL { GRAPH ?naming { ?situation kg:namedMissing ?named_class }
+                 FILTER(?named_class = ?gap) BIND(?named_class AS ?named) }
+    }
+    GROUP BY ?judgement ?situation ?description }
+  OPTIONAL { SELECT DISTINCT ?description ?ask WHERE { GRAPH ?asks { ?description apeval:describesAsk ?ask } FILTER(?ask = true) } }
+  OPTIONAL { SELECT DISTINCT ?situation ?asked WHERE { GRAPH ?askings { ?situation kg:asked ?asked } FILTER(?asked = true) } }
+  BIND(BOUND(?ask) && !BOUND(?asked) AS ?ask_unasked)
+  BIND(IF(?described_classes = ?covered_classes && ?invalid_classes = 0 && ?described_gaps = ?named_gaps
+          && !?ask_unasked, apeval:satisfies, kg:doesNotSatisfy) AS ?relation)
+}
