@@ -16,7 +16,7 @@ import yaml
 
 from kg import ingest
 from kg.store import Store
-from tests.test_layers_plans import GOLDEN, graphs_of, rebuilt, rows, write
+from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples, rebuilt, rows, write
 
 # goldens written as TriG, whose graphs can be written in any order
 CASES = ["situation-check", "situation-check--system", "situation-check--unchecked", "wrong-description-cases",
@@ -30,8 +30,7 @@ SATISFIES = "https://agenticprimitives.dev/ns/evaluation#satisfies"
 
 
 def situations_layer(store: Store) -> set[str]:
-    return {f"{q.subject} {q.predicate} {q.object}"
-            for q in store.ox.quads_for_pattern(None, None, None, ox.NamedNode(SITUATIONS_GRAPH))}
+    return layer_triples(store, SITUATIONS_GRAPH)
 
 
 def satisfied(store: Store) -> set[tuple[str, str]]:
@@ -50,23 +49,7 @@ def test_every_situations_golden_is_here():
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("seed", range(3))
 def test_any_order_of_writes_and_drops_leaves_the_situations_layer_a_rebuild_makes(case, seed):
-    rng = random.Random(seed)
-    graphs = graphs_of(case)
-    names = list(graphs)
-    rng.shuffle(names)
-    store = Store(":memory:")
-    for name in names:
-        write(store, name, graphs[name])
-    whole = rebuilt(store)
-    assert situations_layer(store) == situations_layer(whole) and situations_layer(store), case
-    assert rows(store, case) == rows(whole, case)
-    # a source dropped and written again: on the way the layer is what a rebuild of that state makes
-    for name in rng.sample(names, k=min(2, len(names))):
-        store.drop_source(name)
-        assert situations_layer(store) == situations_layer(rebuilt(store)), f"{case}: after dropping {name}"
-        write(store, name, graphs[name])
-    assert situations_layer(store) == situations_layer(whole)
-    assert rows(store, case) == rows(whole, case)
+    check_any_order(case, seed, SITUATIONS_GRAPH)
 
 
 @pytest.mark.parametrize("case", FILE_CASES)
