@@ -288,9 +288,17 @@ def test_an_anytime_partial_answer_is_refused_not_counted(capped):
     # what Virtuoso does when a client asks for an "anytime" answer: HTTP 200 and a body that looks
     # whole — a count of what it saw in time, or no row at all when it saw nothing (seen in CI) — with
     # the truth only in two headers
-    headers, data = raw(server.sparql, HEAVY, timeout="500")
-    assert headers["x-sql-state"] == "S1TAT" and "incomplete results" in headers["x-sql-message"]
-    assert "results" in data and len(data["results"]["bindings"]) <= 1
+    # (under load Virtuoso may cancel the statement instead, HTTP 500 SR203, seen in CI: asked again,
+    # and when it never takes the anytime path here, kg's refusal below is still tested)
+    for _ in range(3):
+        try:
+            headers, data = raw(server.sparql, HEAVY, timeout="500")
+        except urllib.error.HTTPError as err:
+            assert err.code == 500
+            continue
+        assert headers["x-sql-state"] == "S1TAT" and "incomplete results" in headers["x-sql-message"]
+        assert "results" in data and len(data["results"]["bindings"]) <= 1
+        break
     # an endpoint URL that carries the timeout parameter: kg refuses the partial answer
     anytime = RemoteStore(Endpoint(query=server.sparql + "?timeout=500", update=server.sparql, gsp=server.gsp,
                                    retries=1))
