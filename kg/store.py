@@ -405,7 +405,7 @@ class Store(CatalogueStore):
         `history`: N-Triples for the catalogue graph written with the record (a revision's earlier version)."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         insert_record = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}"
-        if self.source_sha256(record.graph) is None and not self._graph_exists(record.graph):
+        if self.source_sha256(record.graph) is None and not self.graph_exists(record.graph):
             if record.triples >= BULK_TRIPLES:
                 self.bulk_write(record.graph, ntriples)
                 self.record_bulk_loaded(record, history)
@@ -435,11 +435,8 @@ class Store(CatalogueStore):
         """N-Triples bulk-loaded into a graph (not atomic; see above)."""
         self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(graph))
 
-    def graph_exists(self, graph: str) -> bool:
-        return self._graph_exists(graph)
-
     def drop_graph(self, graph: str) -> None:
-        if self._graph_exists(graph):
+        if self.graph_exists(graph):
             self.ox.remove_graph(ox.NamedNode(graph))
 
     def graph_size(self, graph: str) -> int:
@@ -471,17 +468,12 @@ class Store(CatalogueStore):
         graph, staging = record.graph, record.graph + STAGING_SUFFIX
         self._bulk_loaded += record.triples
         self.ox.update(layers.flag([graph]))
-        for layer in layers.load():
-            self._run_in_bulk(layers.as_constructs(layer.mark))
+        self._mark_in_bulk()
         self.ox.update(f"DROP SILENT GRAPH <{graph}> ;\nMOVE SILENT GRAPH <{staging}> TO GRAPH <{graph}> ;\n"
                        + _delete_record(graph) + " ;\n"
                        + f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}")
-        for layer in layers.load():
-            self._run_in_bulk(layers.as_constructs(layer.mark))
-        self.ox.update(layers.take())
-        for layer in layers.load():
-            self._run_in_bulk(layers.as_constructs(layer.derive))
-        self.ox.update(layers.finish(""))
+        self._mark_in_bulk()
+        self._derive_marked_in_bulk("")
 
     def _derive_in_bulk(self, graphs: list[str] | None, change: str) -> None:
         """The layers' steps for a bulk load (`graphs`) or a rebuild (None): each INSERT run as a
@@ -491,8 +483,16 @@ class Store(CatalogueStore):
         not atomic, as a bulk load is not: what is cut short leaves scratch graphs, and the next
         writer rebuilds the layers."""
         self.ox.update(layers.rebuilding(mark=False) if graphs is None else layers.flag(graphs))
+        self._mark_in_bulk()
+        self._derive_marked_in_bulk(change)
+
+    def _mark_in_bulk(self) -> None:
+        """Every layer's mark step over the flagged sources, as they stand now."""
         for layer in layers.load():
             self._run_in_bulk(layers.as_constructs(layer.mark))
+
+    def _derive_marked_in_bulk(self, change: str) -> None:
+        """Every marked key derived, layer by layer in their order, then `change` with the closing update."""
         self.ox.update(layers.take())
         for layer in layers.load():
             self._run_in_bulk(layers.as_constructs(layer.derive))
@@ -511,7 +511,7 @@ class Store(CatalogueStore):
         hand, as the golden tests do), in bulk."""
         self._derive_in_bulk(None, "")
 
-    def _graph_exists(self, graph: str) -> bool:
+    def graph_exists(self, graph: str) -> bool:
         return self.ox.contains_named_graph(ox.NamedNode(graph))
 
     def reset(self) -> None:
