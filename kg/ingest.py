@@ -282,28 +282,19 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
         violations = [r for r in results if validation.is_violation(r)]
         if violations:
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
-        history, revision_of, loaded_at = "", _revision_of(store, source.uri) if loaded_sha else "", ""
-        if loaded_sha not in (None, sha) and spec.kind not in revisions.EXEMPT_KINDS:
-            history, revision_of, loaded_at = (_append_only(store, source, name, text, sha, revise, projection.pins)
-                                               or ("", revision_of, ""))
+        history, revision_of, loaded_at = _against_loaded(store, source, spec, sha, loaded_sha, revise,
+                                                          projection.pins, lambda: text)
     except Rejected as rejected:
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
     except StoreUnavailable:
         raise
     except MemoryError as err:
-        if "buffer maximal size" not in str(err):
-            raise
-        return Outcome(name, spec.kind, "rejected", problems=[_term_too_long(path)])
+        return _too_long(path, spec, err)
     except Exception as err:  # a loader bug must not take the other files down with it
-        detail = traceback.format_exception_only(type(err), err)[-1].strip()
-        return Outcome(name, spec.kind, "rejected", problems=[Problem(
-            name, "", f"the {spec.kind} loader failed: {detail}", "this is a bug in kg; please report it")])
+        return _loader_failed(path, spec, err)
     triples = text.count("\n")
     if write:
-        record = SourceRecord(graph=source.uri, path=str(path.resolve()), kind=spec.kind, sha256=sha,
-                              loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
-                              pins=sorted(set(projection.pins)), warnings=results, validated=validate,
-                              revision_of=revision_of, loaded_at=loaded_at)
+        record = _record(source, spec, sha, triples, projection.pins, results, validate, revision_of, loaded_at)
         try:
             store.fix_minting_base(base)
             store.replace_source(record, text, history)
@@ -355,18 +346,11 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
         violations = [r for r in results if validation.is_violation(r)]
         if violations:
             raise Rejected([Problem(name, *validation.describe(r)) for r in violations])
-        history, revision_of, loaded_at = "", _revision_of(store, graph) if loaded_sha else "", ""
-        if loaded_sha not in (None, sha) and spec.kind not in revisions.EXEMPT_KINDS:
-            # the append-only check compares the old and new items in memory: bounded by the file, not the store
-            text = store.graph_ntriples(target)
-            history, revision_of, loaded_at = (_append_only(store, source, name, text, sha, revise, projection.pins)
-                                               or ("", revision_of, ""))
-            del text
+        # the append-only check compares the old and new items in memory: bounded by the file, not the store
+        history, revision_of, loaded_at = _against_loaded(store, source, spec, sha, loaded_sha, revise,
+                                                          projection.pins, lambda: store.graph_ntriples(target))
         triples = store.graph_size(target)
-        record = SourceRecord(graph=graph, path=str(source.path.resolve()), kind=spec.kind, sha256=sha,
-                              loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
-                              pins=sorted(set(projection.pins)), warnings=results, validated=validate,
-                              revision_of=revision_of, loaded_at=loaded_at)
+        record = _record(source, spec, sha, triples, projection.pins, results, validate, revision_of, loaded_at)
         store.fix_minting_base(base)
         if target == graph:
             store.record_bulk_loaded(record, history)
@@ -376,9 +360,7 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
     except Rejected as rejected:
         return Outcome(name, spec.kind, "rejected", problems=rejected.problems)
     except MemoryError as err:
-        if "buffer maximal size" not in str(err):
-            raise
-        return Outcome(name, spec.kind, "rejected", problems=[_term_too_long(source.path)])
+        return _too_long(source.path, spec, err)
     except OSError as err:  # the engine's I/O: a full or read-only disk under the store
         raise StoreUnavailable(cannot_write(store.path, err)) from None
     except (StoreUnavailable, KeyboardInterrupt):
@@ -388,9 +370,7 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
             return Outcome(name, spec.kind, "rejected", problems=[Problem(
                 name, "", "the file changed while kg was loading it",
                 "load it again once whatever writes it has finished")])
-        detail = traceback.format_exception_only(type(err), err)[-1].strip()
-        return Outcome(name, spec.kind, "rejected", problems=[Problem(
-            name, "", f"the {spec.kind} loader failed: {detail}", "this is a bug in kg; please report it")])
+        return _loader_failed(source.path, spec, err)
     finally:
         if written:
             try:
@@ -405,6 +385,38 @@ def _changed(path: Path, sha: str) -> bool:
         return file_sha256(path) != sha
     except OSError:
         return True
+
+
+def _against_loaded(store: Store, source: Source, spec: LoaderSpec, sha: str, loaded_sha: str | None,
+                    revise: bool, pins: list[str], new_text) -> tuple[str, str, str]:
+    """A file against what was loaded from it before: (history, revision_of, loaded_at) for its
+    record; a changed evidence file must only add (`_append_only`). `new_text()` gives its new
+    N-Triples, asked for only when the file changed."""
+    revision_of = _revision_of(store, source.uri) if loaded_sha else ""
+    if loaded_sha in (None, sha) or spec.kind in revisions.EXEMPT_KINDS:
+        return "", revision_of, ""
+    return (_append_only(store, source, str(source.path), new_text(), sha, revise, pins)
+            or ("", revision_of, ""))
+
+
+def _record(source: Source, spec: LoaderSpec, sha: str, triples: int, pins, results, validate: bool,
+            revision_of: str, loaded_at: str) -> SourceRecord:
+    return SourceRecord(graph=source.uri, path=str(source.path.resolve()), kind=spec.kind, sha256=sha,
+                        loader=f"loaders/{Path(spec.module.split('.')[-1]).name}.py", triples=triples,
+                        pins=sorted(set(pins)), warnings=results, validated=validate,
+                        revision_of=revision_of, loaded_at=loaded_at)
+
+
+def _too_long(path: Path, spec: LoaderSpec, err: MemoryError) -> Outcome:
+    if "buffer maximal size" not in str(err):
+        raise err
+    return Outcome(str(path), spec.kind, "rejected", problems=[_term_too_long(path)])
+
+
+def _loader_failed(path: Path, spec: LoaderSpec, err: Exception) -> Outcome:
+    detail = traceback.format_exception_only(type(err), err)[-1].strip()
+    return Outcome(str(path), spec.kind, "rejected", problems=[Problem(
+        str(path), "", f"the {spec.kind} loader failed: {detail}", "this is a bug in kg; please report it")])
 
 
 def _revision_of(store: Store, graph: str) -> str:
