@@ -9,8 +9,7 @@ import pytest
 import yaml
 
 from kg import catalogue
-from kg.store import Store
-from tests.layer_writes import GOLDEN, check_any_order, graphs_of, write
+from tests.layer_writes import GOLDEN, check_any_order, graphs_of, write, written_without
 
 CASES = ["variant-comparison--components", "variant-comparison--refused", "new-wrong-answers--components",
          "experiment-plans"]
@@ -26,10 +25,7 @@ def test_a_plan_is_refused_while_its_replay_set_is_not_loaded_and_holds_once_it_
     # experiment-plans: one plan's pins hold on the whole golden, another's set digest differs (expected.yaml)
     graphs = graphs_of("experiment-plans")
     set_graph = next(g for g, text in graphs.items() if "setDigest" in text)
-    store = Store(":memory:")
-    for name, text in graphs.items():
-        if name != set_graph:
-            write(store, name, text)
+    store = written_without(graphs, set_graph)
     pins = {row["plan"]: row["pins"] for row in catalogue.run(catalogue.load()["experiment-plans"], store, {}).rows}
     assert pins and all(p.startswith("refused: the replay set ") and p.endswith(" is not loaded") for p in pins.values())
     write(store, set_graph, graphs[set_graph])  # a replay set states no assertion: no key is touched, pins change

@@ -16,7 +16,7 @@ import yaml
 
 from kg import ingest
 from kg.store import Store
-from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples, rebuilt, rows, write
+from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples, rebuilt, rows, write, written_without
 
 # goldens written as TriG, whose graphs can be written in any order
 CASES = ["situation-check", "situation-check--system", "situation-check--unchecked", "wrong-description-cases",
@@ -83,10 +83,7 @@ def test_a_gold_file_loaded_after_the_situations_re_derives_their_satisfaction()
     # has anything to satisfy, and once it is written the layer says what the golden's rows say
     graphs = graphs_of("situation-check")
     gold = _by_content(graphs, "expectedOutcome")
-    store = Store(":memory:")
-    for name, text in graphs.items():
-        if name != gold:
-            write(store, name, text)
+    store = written_without(graphs, gold)
     assert not satisfied(store)
     write(store, gold, graphs[gold])  # a gold file states no situation: only the mark step can touch them
     assert satisfied(store), "the gold file's descriptions did not re-derive the situations' satisfaction"
@@ -102,10 +99,7 @@ def test_an_ontology_loaded_after_the_situations_re_derives_their_satisfaction()
     # situation-check: a record typed t:SignedCert is an t:Answer only through the ontology's subclasses
     graphs = graphs_of("situation-check")
     onto = _by_content(graphs, "subClassOf")
-    store = Store(":memory:")
-    for name, text in graphs.items():
-        if name != onto:
-            write(store, name, text)
+    store = written_without(graphs, onto)
     before = satisfied(store)
     write(store, onto, graphs[onto])
     after = satisfied(store)
