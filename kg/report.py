@@ -298,25 +298,34 @@ class Site:
 
     @functools.cache
     def wrong_descriptions(self) -> list[dict]:
-        """Each wrong-description-reach row (a rate, per replay set and system) with the situations
-        behind its `wrong` count: the rows of wrong-description-cases of the same replay set and
-        system, as `reached`; `satisfied` counts those that satisfy the expected description all the
+        """Each wrong-description-reach row (a rate, per replay set and system) with every situation
+        behind it, from wrong-description-situations of the same replay set and system: `counted`,
+        the denominator (reached under the expected, a candidate or a wrong description), then
+        `excluded`, the situations the rate leaves out (reach unknown or ungraded), with why; `rows`
+        is the two in that order (what the pages list); `wrong` the counted ones reached under a
+        wrong description, `satisfied` those of them that satisfy the expected description all the
         same. `slug` names its page under wrong-descriptions/; `mismatch` lists any count that
-        disagrees with the row's wrong or satisfied_under_wrong, and the page says so."""
+        disagrees with the row's, and the page says so."""
         by_key: dict[tuple, list[dict]] = {}
-        for r in self.query("wrong-description-cases").rows:
+        for r in self.query("wrong-description-situations").rows:
             by_key.setdefault((r["replay_set"], r["system"]), []).append(r)
         groups = []
         for row in self.query("wrong-description-reach").rows:
-            reached = by_key.get((row["replay_set"], row["system"]), [])
-            satisfied = sum(bool(r["satisfies_expected"]) for r in reached)
+            rows = by_key.get((row["replay_set"], row["system"]), [])
+            counted = [r for r in rows if r["counted"]]
+            excluded = [r for r in rows if not r["counted"]]
+            wrong = [r for r in counted if r["reach"] == "wrong"]
+            satisfied = sum(bool(r["satisfies_expected"]) for r in wrong)
             mismatch = []
-            if len(reached) != row["wrong"]:
-                mismatch.append(f"wrong {row['wrong']} but {len(reached)} situations listed")
-            if satisfied != row["satisfied_under_wrong"]:
-                mismatch.append(f"satisfied_under_wrong {row['satisfied_under_wrong']} but {satisfied} listed")
+            for column, listed in (("situations", len(counted)), ("wrong", len(wrong)),
+                                   ("satisfied_under_wrong", satisfied),
+                                   ("unknown_reach", sum(r["reach"] == "unknown" for r in excluded)),
+                                   ("ungraded", sum(r["reach"] == "ungraded" for r in excluded))):
+                if listed != row[column]:
+                    mismatch.append(f"{column} {row[column]} but {listed} situations listed")
             groups.append({"row": row, "slug": drill_slug(str(row["system"]).rsplit("/", 1)[-1], row["replay_set"], row["system"]),
-                           "reached": reached, "satisfied": satisfied, "mismatch": mismatch})
+                           "counted": counted, "excluded": excluded, "rows": counted + excluded,
+                           "wrong": len(wrong), "satisfied": satisfied, "mismatch": mismatch})
         return groups
 
     @property
@@ -718,8 +727,8 @@ PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
     "coverage": {"bar": (dict, "a coverage bar: row (the coverage-summary row), slug, terms (term, covered, intents), covered, mismatch"),
                  "terms": (list, "this page's terms of the bar: {term, covered, intents}"),
                  "number": (int, "this page's number, from 1"), "pages": (int, "the bar's page count")},
-    "wrong-description": {"reach": (dict, "a wrong-description rate: row (the wrong-description-reach row), slug, reached, satisfied, mismatch"),
-                          "reached": (list, "this page's rows of wrong-description-cases behind the rate"),
+    "wrong-description": {"reach": (dict, "a wrong-description rate: row (the wrong-description-reach row), slug, counted (the denominator's situations), excluded (those left out, with reach unknown or ungraded), rows (counted then excluded), wrong, satisfied, mismatch"),
+                          "situations": (list, "this page's rows of wrong-description-situations behind the rate: counted ones first, then excluded ones"),
                           "number": (int, "this page's number, from 1"), "pages": (int, "the list's page count")},
     "matrix": {"number": (int, "the matrix page's number, from 1")},
     "query": {"q": ("NamedQuery", "the query: name, summary, description, params, columns, text")},
@@ -819,10 +828,10 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     if full and "per-case/wrong-description.html" in env.list_templates():
         template = env.get_template("per-case/wrong-description.html")
         for reach in site.wrong_descriptions():
-            chunks = paginate(reach["reached"])
-            for number, reached in enumerate(chunks, 1):
+            chunks = paginate(reach["rows"])
+            for number, rows in enumerate(chunks, 1):
                 html = _render(template, "wrong-description", page="wrong-description", root="../", reach=reach,
-                               reached=reached, number=number, pages=len(chunks), **common)
+                               situations=rows, number=number, pages=len(chunks), **common)
                 written.append(_write(out / "wrong-descriptions" / page_file(reach["slug"], number), html))
     if full and "per-case/matrix.html" in env.list_templates():
         template = env.get_template("per-case/matrix.html")

@@ -314,6 +314,14 @@ def number(page, selector) -> int:
     return int(page.locator(selector).first.inner_text().strip())
 
 
+def chart_text(page, name) -> str:
+    """A chart's text alternative: its <img>'s alt, or, for a chart drawn inline so its bars link,
+    its <svg>'s aria-label."""
+    chart = page.locator(f'svg[data-chart="{name}"], img[src="charts/{name}.svg"]')
+    assert chart.count() == 1, name
+    return chart.get_attribute("alt") or chart.get_attribute("aria-label")
+
+
 def test_an_overview_card_leads_to_the_verdicts_it_counts_and_on_to_a_verdict(site, page):
     """Issue 16: from a card's figure to the verdicts behind it, the numbers the same at both ends."""
     _, base = site
@@ -476,7 +484,7 @@ def test_a_coverage_bar_leads_to_its_terms_and_the_intents_exercising_them(site,
     numbers the same at both ends, and on from an exercised term to an intent's page."""
     _, base = site
     page.goto(urljoin(base, "coverage.html"))
-    alt = page.locator('img[src="charts/coverage.svg"]').get_attribute("alt")
+    alt = chart_text(page, "coverage")
     rows = page.locator("#coverage-bars tbody tr")
     assert rows.count() >= 2
     checked = intents_followed = 0
@@ -509,11 +517,13 @@ def test_a_coverage_bar_leads_to_its_terms_and_the_intents_exercising_them(site,
 
 
 def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
-    """Issue 16: from a wrong-description rate (wrong/situations) to the situations reached under
-    a wrong description, the numbers the same at both ends, and on to a situation's case."""
+    """Issue 16: from a wrong-description rate (wrong/situations) to every situation behind it: the
+    page lists the whole denominator (as many rows as the rate's denominator, the wrong ones
+    marked), then the situations left out of it with why (as many as unknown_reach + ungraded), the
+    numbers the same at both ends, and on to a situation's case."""
     _, base = site
     page.goto(urljoin(base, "wrong-descriptions.html"))
-    alt = page.locator('img[src="charts/wrong-description-rate.svg"]').get_attribute("alt")
+    alt = chart_text(page, "wrong-description-rate")
     rows = page.locator("#wrong-rates tbody tr")
     assert rows.count() >= 2
     nonzero = 0
@@ -521,6 +531,7 @@ def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
         row = page.locator("#wrong-rates tbody tr").nth(i)
         wrong, situations = number(row, "[data-field=wrong]"), number(row, "[data-field=situations]")
         satisfied = number(row, "[data-field=satisfied_under_wrong]")
+        left_out = number(row, "[data-field=unknown_reach]") + number(row, "[data-field=ungraded]")
         rate = row.locator("[data-field=rate]").inner_text().strip()
         assert f"{rate} ({wrong}/{situations})" in alt
         row.locator("[data-field=rate] a.drill").click()
@@ -528,11 +539,14 @@ def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
         assert (number(page, "[data-field=wrong]"), number(page, "[data-field=situations]"),
                 number(page, "[data-field=satisfied_under_wrong]")) == (wrong, situations, satisfied)
         assert number(page, "#reached-count") == wrong and number(page, "#reached-satisfied") == satisfied
-        assert page.locator("#reached tbody tr").count() == wrong
-        assert page.locator('#reached tbody tr[data-satisfies="true"]').count() == satisfied
+        assert number(page, "#counted-count") == situations and number(page, "#excluded-count") == left_out
+        assert page.locator("#situations tbody tr").count() == situations  # the whole denominator (one page here)
+        assert page.locator('#situations tbody tr[data-reach="wrong"]').count() == wrong
+        assert page.locator('#situations tbody tr[data-reach="wrong"][data-satisfies="true"]').count() == satisfied
+        assert page.locator("#excluded tbody tr").count() == left_out
         if wrong:
             nonzero += 1
-            case = page.locator("#reached tbody tr").first.locator("td a").first
+            case = page.locator('#situations tbody tr[data-reach="wrong"]').first.locator("td a").first
             name = case.inner_text()
             case.click()
             assert name in page.locator("h1").inner_text()
