@@ -21,6 +21,7 @@ import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -384,42 +385,82 @@ class Site:
     def short(self, iri: str | None) -> str:
         return "" if iri is None else shorten(str(iri), self.prefixes)
 
-    def chart(self, name: str, draw, alt: str, root: str = "") -> Markup:
+    def chart(self, name: str, draw, alt: str, root: str = "", key: Any = None,
+              links: dict[str, str] | None = None) -> Markup:
         """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text.
         A chart that cannot be drawn does not fail the report: the page says so in its place, with
-        the figures of the alt text, and a warning goes to stderr."""
+        the figures of the alt text, and a warning goes to stderr.
+
+        `key` is everything the drawing depends on (its figures, labels and scale): a chart drawn
+        before from the same key (kept beside the answers of the store's state, with kg's and
+        matplotlib's versions) is copied, not drawn again, so a report of an unchanged store
+        redraws nothing. With `links` (the URL, from the page, of each bar's own page: the URL as
+        set_url wrote it → the name it is announced by), the SVG is put in the page itself, each bar
+        a link (an <img>'s links cannot be followed), its text alternative the <svg>'s aria-label."""
+        kept = self._kept_chart(name, key)
+        svg = None
+        if kept is not None and kept.is_file():
+            try:
+                svg = kept.read_text(encoding="utf-8")
+            except OSError:
+                svg = None
+        if svg is None:
+            svg = self._draw(name, draw, alt)
+            if svg is None:
+                reason = self.undrawn[name]
+                return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
+                              f'{escape(reason)}. {escape(alt)}</p>')
+            if kept is not None:
+                _keep(kept, svg)
+        self.charts[name] = alt
+        if links is not None:
+            return inline_svg(name, svg, alt, links)
+        _write(self.out / "charts" / f"{name}.svg", svg)
+        return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
+
+    def _kept_chart(self, name: str, key: Any) -> Path | None:
+        """Where a chart of this name and key is kept: None without a key or an answer cache."""
+        if key is None or self.cache is None:
+            return None
+        digest = hashlib.sha256(json.dumps([_chart_code(), name, key], default=str, sort_keys=True)
+                                .encode()).hexdigest()[:32]
+        return self.cache.folder / "charts" / f"{digest}.svg"
+
+    def _draw(self, name: str, draw, alt: str) -> str | None:
+        """The SVG text of `draw(plt)`, or None with the reason in self.undrawn[name]."""
+        import io
+
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
         # labels are ids and names, never math: "cost$a^{$b" as mathtext failed and crashed kg report
         plt.rcParams["text.parse_math"] = False
-        path = self.out / "charts" / f"{name}.svg"
         before = set(plt.get_fignums())
         try:
             fig = draw(plt)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format="svg", metadata={"Date": None})
+            buffer = io.StringIO()
+            fig.savefig(buffer, format="svg", metadata={"Date": None})
+            return buffer.getvalue()
         except Exception as err:  # noqa: BLE001 - any drawing fault becomes a note on the page
             reason = f"{type(err).__name__}: {err}".strip()
             self.undrawn[name] = reason
-            path.unlink(missing_ok=True)  # no half-written file for the page to point at
+            (self.out / "charts" / f"{name}.svg").unlink(missing_ok=True)  # no file for the page to point at
             print(f"kg report: warning: chart {name} not drawn: {reason}", file=sys.stderr)
-            return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
-                          f'{escape(reason)}. {escape(alt)}</p>')
+            return None
         finally:
             for number in set(plt.get_fignums()) - before:
                 plt.close(number)
-        self.charts[name] = alt
-        return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
 
     def rate_chart(self, name: str, rows: list[dict], label: str, value: str, low: str, high: str,
                    title: str, root: str = "", count: str | None = None, total: str | None = None,
-                   empty: str | None = None) -> Markup:
+                   empty: str | None = None, link: str | None = None) -> Markup:
         """Horizontal bars of a rate with its interval as whiskers, each labelled with its value and,
         given `count` and `total`, n/N; the axis fitted to the data (its scale said in the axis title);
         a 0 drawn as a visible tick. Rows without a value are listed as "not computable" rather than
-        drawn as 0; with none to draw, the chart says why (`empty`) in its place."""
+        drawn as 0; with none to draw, the chart says why (`empty`) in its place. Given `link` (a
+        row's key holding the URL, from the page, of the rows behind its figure), each bar and its
+        label link there (the chart is then put in the page: see chart)."""
         shown = [r for r in rows if r.get(value) is not None]
         missing = [r[label] for r in rows if r.get(value) is None]
         if not shown:
@@ -439,15 +480,27 @@ class Site:
             values = [r[value] for r in shown]
             errors = [[r[value] - (r[low] if r.get(low) is not None else r[value]) for r in shown],
                       [(r[high] if r.get(high) is not None else r[value]) - r[value] for r in shown]]
-            ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
-            zeros = [y for y, v in zip(ys, values) if v == 0]
-            if zeros:  # a bar of 0 has no width: a mark shows it is there, and is 0
-                ax.plot([0] * len(zeros), zeros, marker="D", markersize=6, color="#c62828", linestyle="none",
-                        clip_on=False, zorder=5)
+            bars = ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
+            if link:
+                for bar, r in zip(bars, shown):
+                    if r.get(link):
+                        bar.set_url(r[link])
+            for y, r in zip(ys, shown):  # a bar of 0 has no width: a mark shows it is there, and is 0
+                if r[value] == 0:
+                    mark, = ax.plot([0], [y], marker="D", markersize=6, color="#c62828", linestyle="none",
+                                    clip_on=False, zorder=5)
+                    if link and r.get(link):
+                        mark.set_url(r[link])  # the mark is the bar to click
             for y, r in zip(ys, shown):
-                ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5), textcoords="offset points",
-                            fontsize=7, va="bottom")
+                note = ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5),
+                                   textcoords="offset points", fontsize=7, va="bottom")
+                if link and r.get(link):
+                    note.set_url(r[link])
             ax.set_yticks(ys, [r[label] for r in shown], fontsize=8)
+            if link:
+                for tick, r in zip(ax.get_yticklabels(), shown):
+                    if r.get(link):
+                        tick.set_url(r[link])
             ax.invert_yaxis()
             ax.set_xlim(0, limit)
             ax.xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
@@ -460,7 +513,12 @@ class Site:
                                       f"{pct(r.get(high))})" for r in shown)
         if missing:
             alt += "; not computable: " + ", ".join(missing)
-        return self.chart(name, draw, alt, root)
+        key = ["rate", title, limit, [(r[label], r[value], r.get(low), r.get(high), fraction(r), r.get(link) if link else None)
+                                      for r in shown]]
+        links = None
+        if link:
+            links = {r[link]: f"{r[label]}: {pct(r[value])}{fraction(r)}, the rows behind it" for r in shown if r.get(link)}
+        return self.chart(name, draw, alt, root, key=key, links=links)
 
     def compare_chart(self, name: str, rows: list[dict], title: str, root: str = "") -> Markup:
         """The `compare` rows of one replay set as small multiples, one panel per grader kind (never
@@ -529,7 +587,7 @@ class Site:
                                       for kind in sorted(lines) for e in lines[kind])
         if missing:
             alt += "; not drawn: " + "; ".join(missing)
-        drawn = self.chart(name, draw, alt, root)
+        drawn = self.chart(name, draw, alt, root, key=["compare", title, limit, lines])
         if missing:
             drawn += Markup('<p class="note chart-missing">Not drawn: ') + "; ".join(missing) + Markup(".</p>")
         return drawn
@@ -601,7 +659,7 @@ class Site:
             fig.tight_layout()
             return fig
         alt = f"{title}: " + "; ".join(f"{p['date']} {pct(p['value'])} {tag(p)}".strip() for p in points)
-        return self.chart(name, draw, alt, root)
+        return self.chart(name, draw, alt, root, key=["trend", title, limit, [(p["date"], p["value"], tag(p)) for p in points]])
 
 
 def slug(iri: str) -> str:
@@ -627,6 +685,51 @@ def drill_slug(tail: str, *key) -> str:
     """A file name for the rows behind one figure: a readable tail plus a digest of what names the figure."""
     tail = re.sub(r"[^A-Za-z0-9._@-]+", "-", tail)[:60]
     return f"{tail}-{hashlib.sha256(chr(31).join(str(x) for x in key).encode()).hexdigest()[:8]}"
+
+
+@functools.cache
+def _chart_code() -> str:
+    """What a kept chart's drawing depends on besides its key: this module's code and matplotlib's version."""
+    import matplotlib
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16] + "/" + matplotlib.__version__
+
+
+def _keep(path: Path, text: str) -> None:
+    """Keeps a drawn chart: written whole, then renamed; a cache that cannot be written is only not kept."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f".{path.name}.{os.getpid()}")
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError:
+        pass
+
+
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def inline_svg(name: str, svg: str, alt: str, links: dict[str, str]) -> Markup:
+    """matplotlib's SVG made part of an HTML page: no XML declaration or doctype; every id prefixed
+    with the chart's name (two charts of one page must not share an id, and a clip path must be the
+    chart's own); each link written as `href` (SVG 2), which HTML resolves from the page, with the
+    name it is announced by; the text alternative as the <svg>'s aria-label (role="group": its
+    links stay links for assistive technology), and its width fitted to the page as an <img>'s is."""
+    body = svg[svg.index("<svg"):]
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", name) + "--"
+    ids = set(_SVG_ID.findall(body))
+    body = _SVG_ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', body)
+    body = re.sub(r'(url\(#|xlink:href="#|href="#)([^")]+)',
+                  lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)), body)
+
+    def anchor_tag(match):
+        url = html_unescape(match.group(1))
+        words = links.get(url, "")
+        return Markup('<a href="{}" aria-label="{}">').format(url, words)
+    # (matplotlib writes target="_blank": a bar's page opens in place, as the table's figure does)
+    body = re.sub(r'<a xlink:href="([^"#][^"]*)"[^>]*>', lambda m: str(anchor_tag(m)), body)
+    body = body.replace("<svg ", Markup('<svg class="chart chart-linked" data-chart="{}" role="group" aria-label="{}" ')
+                        .format(name, alt), 1)
+    return Markup(body)
 
 
 def paginate(items: list, size: int | None = None) -> list[list]:

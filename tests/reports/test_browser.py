@@ -139,7 +139,7 @@ def test_the_w3c_shacl_report_opens_without_console_errors_and_every_link_resolv
     assert page.locator(".chart-not-drawn").count() == 0
     assert page.locator(".chart-empty").all_inner_texts() == [
         "pass^2 (undeclared) with 95% intervals: not drawn — pass^2 needs cases with ≥ 2 eligible trials; the most here is 1."]
-    assert page.locator("img.chart").count() >= 1
+    assert page.locator("img.chart, svg.chart").count() >= 1
     assert page.errors == []
 
 
@@ -578,3 +578,49 @@ def test_the_compare_page_charts_each_difference_with_its_interval(site, page):
             assert f"{kind} · " in alt and f"pass rate difference {words}" in alt and f"(n={paired})" in alt, (alt, words)
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     sections.first.locator("img.chart").screenshot(path=str(ARTEFACTS / "report-compare-chart.png"))
+
+
+def test_a_bar_is_a_link_to_the_page_its_table_figure_leads_to(site, page):
+    """Issue 16: bars you can click. The charts whose figures have a page behind them (coverage,
+    wrong-description rates, pass@1) are put in the page as SVG, each bar (or the mark of a 0) a
+    link: clicking it lands on the page the table's (or the card's) figure links to, which shows
+    the bar's n/N."""
+    _, base = site
+    checks = [("coverage.html", "coverage", "#coverage-bars tbody tr [data-field=coverage] a.drill", ("covered", "total")),
+              ("wrong-descriptions.html", "wrong-description-rate", "#wrong-rates tbody tr [data-field=rate] a.drill",
+               ("wrong", "situations")),
+              ("results.html", None, None, ("passed_at_1", "cases_at_1"))]
+    clicked = 0
+    for name, chart, figures, (count, of) in checks:
+        page.goto(urljoin(base, name))
+        charts = [chart] if chart else page.eval_on_selector_all(
+            'svg.chart-linked[data-chart^="pass-at-1-"]', "ss => ss.map(s => s.dataset.chart)")
+        assert charts, name
+        if figures:
+            table = {urljoin(page.url, h) for h in page.eval_on_selector_all(figures, "as => as.map(a => a.getAttribute('href'))")}
+        else:  # pass@1: the cards' figures on the overview
+            page.goto(urljoin(base, "index.html"))
+            table = {urljoin(page.url, h) for h in page.eval_on_selector_all(".card .value a.drill", "as => as.map(a => a.getAttribute('href'))")}
+            page.goto(urljoin(base, name))
+        for chart_name in charts:
+            svg = f'svg[data-chart="{chart_name}"]'
+            assert page.locator(f'img[src="charts/{chart_name}.svg"]').count() == 0
+            assert page.locator(svg).get_attribute("aria-label").strip()
+            bars = page.locator(f'{svg} a:has(> path), {svg} a:has(> use)')
+            hrefs = page.eval_on_selector_all(f'{svg} a[href]', "as => as.map(a => a.getAttribute('href'))")
+            assert bars.count() >= 1 and {urljoin(page.url, h) for h in hrefs} <= table, (chart_name, hrefs, table)
+            for i in range(bars.count()):
+                bar = page.locator(f'{svg} a:has(> path), {svg} a:has(> use)').nth(i)
+                box = bar.bounding_box()
+                if not box or box["width"] < 1:
+                    continue  # a bar of 0: its mark (a <use> of a marker) is the one to click
+                target = urljoin(page.url, bar.get_attribute("href"))
+                words = bar.get_attribute("aria-label")
+                bar.click()
+                assert page.url == target, (chart_name, page.url, target)
+                n, total = words.rsplit("(", 1)[-1].split(")")[0].split("/")  # n/N, as the bar's label says
+                assert (number(page, f"[data-field={count}]"), number(page, f"[data-field={of}]")) == (int(n), int(total))
+                assert page.errors == []
+                clicked += 1
+                page.goto(urljoin(base, name))
+    assert clicked >= 4
