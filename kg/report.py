@@ -121,8 +121,15 @@ class Site:
         for key, stem in sorted(self._data_files.items(), key=lambda item: item[1]):
             result = self._results[key]
             for fmt in ("csv", "json"):
-                written.append(_write(self.out / "data" / f"{stem}.{fmt}",
-                                      output.render(result.columns, result.rows, fmt)))
+                target = self.out / "data" / f"{stem}.{fmt}"
+                kept = self._kept("data", [key[0], self.entries[key[0]].text, key[1], fmt], fmt)
+                if kept is not None and _copy(kept, target):
+                    written.append(target)  # the same answer, rendered the same: kept from an earlier report
+                    continue
+                text = output.render(result.columns, result.rows, fmt)
+                written.append(_write(target, text))
+                if kept is not None:
+                    _keep(kept, text)
         return written
 
     # ── the verdicts behind every figure ──
@@ -364,18 +371,29 @@ class Site:
         (`rates`), else as num; a case linking to its page, an IRI shown by label with the IRI as
         title, anything else as text. Escaped. A Python method, not a macro, because the case pages
         call it once per value of every verdict: a Jinja macro call there cost most of their time."""
+        # (f-strings of escaped values: Markup.format's string.Formatter cost most of a warm report's
+        # rendering; an f-string of a Markup is its text, escaped once)
         if value is None:
-            return Markup('<td class="num" data-sort="-1">—</td>')
+            return _NONE_CELL
         if value is True or value is False:
-            return Markup(f"<td>{'yes' if value else 'no'}</td>")
-        if isinstance(value, numbers.Number):
+            return _YES_CELL if value else _NO_CELL
+        if type(value) in (int, float) or isinstance(value, numbers.Number):
             shown = pct(value) if column in rates else num(value)
-            return Markup('<td class="num" data-sort="{}">{}</td>').format(value, shown)
+            return Markup(f'<td class="num" data-sort="{escape(value)}">{escape(shown)}</td>')
         if column == "case" and self.has_case_page(value):
-            return Markup('<td><a href="{}cases/{}.html">{}</a></td>').format(root, slug(value), self.label(value))
+            return Markup(f'<td><a href="{escape(root)}cases/{escape(slug(value))}.html">{escape(self.label(value))}</a></td>')
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
-            return Markup('<td title="{}">{}</td>').format(value, self.label(value))
-        return Markup("<td>{}</td>").format(value)
+            return Markup(f'<td title="{escape(value)}">{escape(self.label(value))}</td>')
+        return Markup(f"<td>{escape(value)}</td>")
+
+    @staticmethod
+    def marks(verdicts: list[dict]) -> Markup:
+        """A compare grid's side: one mark per verdict, linking to it (✓ passed, ✗ failed, ! conflicting,
+        · excluded). A Python method, not a macro: the grid calls it twice per case and grader."""
+        return Markup("".join(
+            f'<a class="mark s-{escape(v["status"])}" href="{escape(v["href"])}" data-status="{escape(v["status"])}" '
+            f'data-trial="{escape(v["trial"])}" title="trial {escape(v["trial"])}: {escape(v["status"])}">{_MARK.get(v["status"], "·")}</a>'
+            for v in verdicts))
 
     def label(self, iri: str | None) -> str:
         if iri is None:
@@ -420,11 +438,16 @@ class Site:
 
     def _kept_chart(self, name: str, key: Any) -> Path | None:
         """Where a chart of this name and key is kept: None without a key or an answer cache."""
-        if key is None or self.cache is None:
+        return None if key is None else self._kept("charts", [name, key], "svg")
+
+    def _kept(self, kind: str, key: Any, suffix: str) -> Path | None:
+        """Where a file the report made from `key` is kept beside the store's answers (under the
+        store's state, with the digest of kg's code and matplotlib's version): None without a cache."""
+        if self.cache is None:
             return None
-        digest = hashlib.sha256(json.dumps([_chart_code(), name, key], default=str, sort_keys=True)
+        digest = hashlib.sha256(json.dumps([_code(), key], default=str, sort_keys=True)
                                 .encode()).hexdigest()[:32]
-        return self.cache.folder / "charts" / f"{digest}.svg"
+        return self.cache.folder / kind / f"{digest}.{suffix}"
 
     def _draw(self, name: str, draw, alt: str) -> str | None:
         """The SVG text of `draw(plt)`, or None with the reason in self.undrawn[name]."""
@@ -662,6 +685,12 @@ class Site:
         return self.chart(name, draw, alt, root, key=["trend", title, limit, [(p["date"], p["value"], tag(p)) for p in points]])
 
 
+_MARK = {"passed": "✓", "failed": "✗", "conflicting": "!"}
+_NONE_CELL = Markup('<td class="num" data-sort="-1">—</td>')
+_YES_CELL, _NO_CELL = Markup("<td>yes</td>"), Markup("<td>no</td>")
+
+
+@functools.lru_cache(maxsize=65536)
 def slug(iri: str) -> str:
     """A file name for a case page: readable tail plus a short hash, so two sets' "route-1" differ."""
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", iri.rstrip("/").rsplit("/", 1)[-1])[:60] or "case"
@@ -688,10 +717,25 @@ def drill_slug(tail: str, *key) -> str:
 
 
 @functools.cache
-def _chart_code() -> str:
-    """What a kept chart's drawing depends on besides its key: this module's code and matplotlib's version."""
-    import matplotlib
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16] + "/" + matplotlib.__version__
+def _code() -> str:
+    """What a kept chart or data file depends on besides its key: kg's code that finishes, renders and
+    draws (a kg upgrade draws again) and matplotlib's version."""
+    import importlib.metadata
+    digest = hashlib.sha256()
+    for module in ("report.py", "output.py", "finishers.py", "catalogue.py", "jsonio.py"):
+        path = Path(__file__).with_name(module)
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest()[:16] + "/matplotlib " + importlib.metadata.version("matplotlib")
+
+
+def _copy(kept: Path, target: Path) -> bool:
+    """Copies a kept file into the site; False when it is not there (or cannot be read)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, target)
+        return True
+    except OSError:
+        return False
 
 
 def _keep(path: Path, text: str) -> None:
