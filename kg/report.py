@@ -924,6 +924,82 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     and the CSV and JSON of every table's query under data/."""
     env = environment()
     site = Site(backend, out, prefixes, params)
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    kept = None if extra else site._kept("sites", [pages, sorted(site.params.items(), key=str), _templates(env),
+                                                  sorted((n, q.text) for n, q in site.entries.items()), prefixes], "d")
+    if kept is not None and (kept / KEPT_DONE).is_file():
+        reused = _reuse_site(kept, out, generated)
+        if reused is not None:
+            return reused
+    written = _render_site(env, site, out, pages, extra, generated)
+    if kept is not None and not site.undrawn:  # a site with a chart not drawn is made again, warning again
+        _keep_site(out, kept, generated)
+    return written
+
+
+# ── a whole site kept for a store that has not changed ──
+KEPT_DONE = ".kept-complete"  # written last into a kept site: a copy cut short is never reused
+_GENERATED = "Generated {} by kg."
+
+
+def _templates(env: jinja2.Environment) -> str:
+    """A digest of every template the site is rendered from (a template edited since renders again)."""
+    digest = hashlib.sha256()
+    for name in sorted(env.list_templates()):
+        digest.update(name.encode() + b"\0" + env.loader.get_source(env, name)[0].encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _keep_site(out: Path, kept: Path, generated: str) -> None:
+    """Keeps a copy of the site just rendered, for the next report of the same store state, parameters,
+    templates, queries and kg code; a copy that cannot be made is only not kept."""
+    scratch = kept.with_name(f".{kept.name}.{os.getpid()}")
+    try:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.copytree(out, scratch, ignore=shutil.ignore_patterns(MARKER), copy_function=_link_or_copy)
+        (scratch / KEPT_DONE).write_text(generated, encoding="utf-8")
+        shutil.rmtree(kept, ignore_errors=True)
+        os.replace(scratch, kept)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _link_or_copy(source, target) -> None:
+    """The same bytes in a second place: a hard link where the file system allows (a site is replaced
+    whole, never edited in place, so the kept copy and the site may share their files), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _reuse_site(kept: Path, out: Path, generated: str) -> list[Path] | None:
+    """Publishes the kept site of this very state again: the same files, each page saying when it was
+    generated now. None (render afresh) when the copy fails."""
+    try:
+        before = _GENERATED.format((kept / KEPT_DONE).read_text(encoding="utf-8").strip())
+        now = _GENERATED.format(generated)
+        written = []
+        for source in kept.rglob("*"):
+            if source.is_dir() or source.name == KEPT_DONE:
+                continue
+            target = out / source.relative_to(kept)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.suffix == ".html":
+                target.write_text(source.read_text(encoding="utf-8").replace(before, now, 1), encoding="utf-8")
+            else:
+                _link_or_copy(source, target)
+            written.append(target)
+        return written
+    except OSError:
+        for child in out.iterdir():
+            if child.name != MARKER:
+                shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
+        return None
+
+
+def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: dict[str, Any] | None,
+                 generated: str) -> list[Path]:
     full = pages is None
     site.case_pages = full and "per-case/case.html" in env.list_templates()
     site.drill_pages = full
@@ -931,7 +1007,6 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     if full:
         adapted, most = adapted_k(site)
         site.k = site.k if site.k_given else adapted
-    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.k, k_given=site.k_given, k_most=most, catalogue=[site.entries[n] for n in sorted(site.entries)],
                   compare_pairs=list(site.params.get("compare") or []), **(extra or {}))
