@@ -21,6 +21,7 @@ import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +121,15 @@ class Site:
         for key, stem in sorted(self._data_files.items(), key=lambda item: item[1]):
             result = self._results[key]
             for fmt in ("csv", "json"):
-                written.append(_write(self.out / "data" / f"{stem}.{fmt}",
-                                      output.render(result.columns, result.rows, fmt)))
+                target = self.out / "data" / f"{stem}.{fmt}"
+                kept = self._kept("data", [key[0], self.entries[key[0]].text, key[1], fmt], fmt)
+                if kept is not None and _copy(kept, target):
+                    written.append(target)  # the same answer, rendered the same: kept from an earlier report
+                    continue
+                text = output.render(result.columns, result.rows, fmt)
+                written.append(_write(target, text))
+                if kept is not None:
+                    _keep(kept, text)
         return written
 
     # ── the verdicts behind every figure ──
@@ -298,25 +306,34 @@ class Site:
 
     @functools.cache
     def wrong_descriptions(self) -> list[dict]:
-        """Each wrong-description-reach row (a rate, per replay set and system) with the situations
-        behind its `wrong` count: the rows of wrong-description-cases of the same replay set and
-        system, as `reached`; `satisfied` counts those that satisfy the expected description all the
+        """Each wrong-description-reach row (a rate, per replay set and system) with every situation
+        behind it, from wrong-description-situations of the same replay set and system: `counted`,
+        the denominator (reached under the expected, a candidate or a wrong description), then
+        `excluded`, the situations the rate leaves out (reach unknown or ungraded), with why; `rows`
+        is the two in that order (what the pages list); `wrong` the counted ones reached under a
+        wrong description, `satisfied` those of them that satisfy the expected description all the
         same. `slug` names its page under wrong-descriptions/; `mismatch` lists any count that
-        disagrees with the row's wrong or satisfied_under_wrong, and the page says so."""
+        disagrees with the row's, and the page says so."""
         by_key: dict[tuple, list[dict]] = {}
-        for r in self.query("wrong-description-cases").rows:
+        for r in self.query("wrong-description-situations").rows:
             by_key.setdefault((r["replay_set"], r["system"]), []).append(r)
         groups = []
         for row in self.query("wrong-description-reach").rows:
-            reached = by_key.get((row["replay_set"], row["system"]), [])
-            satisfied = sum(bool(r["satisfies_expected"]) for r in reached)
+            rows = by_key.get((row["replay_set"], row["system"]), [])
+            counted = [r for r in rows if r["counted"]]
+            excluded = [r for r in rows if not r["counted"]]
+            wrong = [r for r in counted if r["reach"] == "wrong"]
+            satisfied = sum(bool(r["satisfies_expected"]) for r in wrong)
             mismatch = []
-            if len(reached) != row["wrong"]:
-                mismatch.append(f"wrong {row['wrong']} but {len(reached)} situations listed")
-            if satisfied != row["satisfied_under_wrong"]:
-                mismatch.append(f"satisfied_under_wrong {row['satisfied_under_wrong']} but {satisfied} listed")
+            for column, listed in (("situations", len(counted)), ("wrong", len(wrong)),
+                                   ("satisfied_under_wrong", satisfied),
+                                   ("unknown_reach", sum(r["reach"] == "unknown" for r in excluded)),
+                                   ("ungraded", sum(r["reach"] == "ungraded" for r in excluded))):
+                if listed != row[column]:
+                    mismatch.append(f"{column} {row[column]} but {listed} situations listed")
             groups.append({"row": row, "slug": drill_slug(str(row["system"]).rsplit("/", 1)[-1], row["replay_set"], row["system"]),
-                           "reached": reached, "satisfied": satisfied, "mismatch": mismatch})
+                           "counted": counted, "excluded": excluded, "rows": counted + excluded,
+                           "wrong": len(wrong), "satisfied": satisfied, "mismatch": mismatch})
         return groups
 
     @property
@@ -354,18 +371,29 @@ class Site:
         (`rates`), else as num; a case linking to its page, an IRI shown by label with the IRI as
         title, anything else as text. Escaped. A Python method, not a macro, because the case pages
         call it once per value of every verdict: a Jinja macro call there cost most of their time."""
+        # (f-strings of escaped values: Markup.format's string.Formatter cost most of a warm report's
+        # rendering; an f-string of a Markup is its text, escaped once)
         if value is None:
-            return Markup('<td class="num" data-sort="-1">—</td>')
+            return _NONE_CELL
         if value is True or value is False:
-            return Markup(f"<td>{'yes' if value else 'no'}</td>")
-        if isinstance(value, numbers.Number):
+            return _YES_CELL if value else _NO_CELL
+        if type(value) in (int, float) or isinstance(value, numbers.Number):
             shown = pct(value) if column in rates else num(value)
-            return Markup('<td class="num" data-sort="{}">{}</td>').format(value, shown)
+            return Markup(f'<td class="num" data-sort="{escape(value)}">{escape(shown)}</td>')
         if column == "case" and self.has_case_page(value):
-            return Markup('<td><a href="{}cases/{}.html">{}</a></td>').format(root, slug(value), self.label(value))
+            return Markup(f'<td><a href="{escape(root)}cases/{escape(slug(value))}.html">{escape(self.label(value))}</a></td>')
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
-            return Markup('<td title="{}">{}</td>').format(value, self.label(value))
-        return Markup("<td>{}</td>").format(value)
+            return Markup(f'<td title="{escape(value)}">{escape(self.label(value))}</td>')
+        return Markup(f"<td>{escape(value)}</td>")
+
+    @staticmethod
+    def marks(verdicts: list[dict]) -> Markup:
+        """A compare grid's side: one mark per verdict, linking to it (✓ passed, ✗ failed, ! conflicting,
+        · excluded). A Python method, not a macro: the grid calls it twice per case and grader."""
+        return Markup("".join(
+            f'<a class="mark s-{escape(v["status"])}" href="{escape(v["href"])}" data-status="{escape(v["status"])}" '
+            f'data-trial="{escape(v["trial"])}" title="trial {escape(v["trial"])}: {escape(v["status"])}">{_MARK.get(v["status"], "·")}</a>'
+            for v in verdicts))
 
     def label(self, iri: str | None) -> str:
         if iri is None:
@@ -375,42 +403,87 @@ class Site:
     def short(self, iri: str | None) -> str:
         return "" if iri is None else shorten(str(iri), self.prefixes)
 
-    def chart(self, name: str, draw, alt: str, root: str = "") -> Markup:
+    def chart(self, name: str, draw, alt: str, root: str = "", key: Any = None,
+              links: dict[str, str] | None = None) -> Markup:
         """Draws a chart with matplotlib into charts/<name>.svg; returns its <img> with alt text.
         A chart that cannot be drawn does not fail the report: the page says so in its place, with
-        the figures of the alt text, and a warning goes to stderr."""
+        the figures of the alt text, and a warning goes to stderr.
+
+        `key` is everything the drawing depends on (its figures, labels and scale): a chart drawn
+        before from the same key (kept beside the answers of the store's state, with kg's and
+        matplotlib's versions) is copied, not drawn again, so a report of an unchanged store
+        redraws nothing. With `links` (the URL, from the page, of each bar's own page: the URL as
+        set_url wrote it → the name it is announced by), the SVG is put in the page itself, each bar
+        a link (an <img>'s links cannot be followed), its text alternative the <svg>'s aria-label."""
+        kept = self._kept_chart(name, key)
+        svg = None
+        if kept is not None and kept.is_file():
+            try:
+                svg = kept.read_text(encoding="utf-8")
+            except OSError:
+                svg = None
+        if svg is None:
+            svg = self._draw(name, draw, alt)
+            if svg is None:
+                reason = self.undrawn[name]
+                return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
+                              f'{escape(reason)}. {escape(alt)}</p>')
+            if kept is not None:
+                _keep(kept, svg)
+        self.charts[name] = alt
+        if links is not None:
+            return inline_svg(name, svg, alt, links)
+        _write(self.out / "charts" / f"{name}.svg", svg)
+        return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
+
+    def _kept_chart(self, name: str, key: Any) -> Path | None:
+        """Where a chart of this name and key is kept: None without a key or an answer cache."""
+        return None if key is None else self._kept("charts", [name, key], "svg")
+
+    def _kept(self, kind: str, key: Any, suffix: str) -> Path | None:
+        """Where a file the report made from `key` is kept beside the store's answers (under the
+        store's state, with the digest of kg's code and matplotlib's version): None without a cache."""
+        if self.cache is None:
+            return None
+        digest = hashlib.sha256(json.dumps([_code(), key], default=str, sort_keys=True)
+                                .encode()).hexdigest()[:32]
+        return self.cache.folder / kind / f"{digest}.{suffix}"
+
+    def _draw(self, name: str, draw, alt: str) -> str | None:
+        """The SVG text of `draw(plt)`, or None with the reason in self.undrawn[name]."""
+        import io
+
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         plt.rcParams["svg.hashsalt"] = "kg"  # the same data draws the same file
         # labels are ids and names, never math: "cost$a^{$b" as mathtext failed and crashed kg report
         plt.rcParams["text.parse_math"] = False
-        path = self.out / "charts" / f"{name}.svg"
         before = set(plt.get_fignums())
         try:
             fig = draw(plt)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format="svg", metadata={"Date": None})
+            buffer = io.StringIO()
+            fig.savefig(buffer, format="svg", metadata={"Date": None})
+            return buffer.getvalue()
         except Exception as err:  # noqa: BLE001 - any drawing fault becomes a note on the page
             reason = f"{type(err).__name__}: {err}".strip()
             self.undrawn[name] = reason
-            path.unlink(missing_ok=True)  # no half-written file for the page to point at
+            (self.out / "charts" / f"{name}.svg").unlink(missing_ok=True)  # no file for the page to point at
             print(f"kg report: warning: chart {name} not drawn: {reason}", file=sys.stderr)
-            return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
-                          f'{escape(reason)}. {escape(alt)}</p>')
+            return None
         finally:
             for number in set(plt.get_fignums()) - before:
                 plt.close(number)
-        self.charts[name] = alt
-        return Markup(f'<img class="chart" src="{root}charts/{name}.svg" alt="{escape(alt)}">')
 
     def rate_chart(self, name: str, rows: list[dict], label: str, value: str, low: str, high: str,
                    title: str, root: str = "", count: str | None = None, total: str | None = None,
-                   empty: str | None = None) -> Markup:
+                   empty: str | None = None, link: str | None = None) -> Markup:
         """Horizontal bars of a rate with its interval as whiskers, each labelled with its value and,
         given `count` and `total`, n/N; the axis fitted to the data (its scale said in the axis title);
         a 0 drawn as a visible tick. Rows without a value are listed as "not computable" rather than
-        drawn as 0; with none to draw, the chart says why (`empty`) in its place."""
+        drawn as 0; with none to draw, the chart says why (`empty`) in its place. Given `link` (a
+        row's key holding the URL, from the page, of the rows behind its figure), each bar and its
+        label link there (the chart is then put in the page: see chart)."""
         shown = [r for r in rows if r.get(value) is not None]
         missing = [r[label] for r in rows if r.get(value) is None]
         if not shown:
@@ -430,15 +503,27 @@ class Site:
             values = [r[value] for r in shown]
             errors = [[r[value] - (r[low] if r.get(low) is not None else r[value]) for r in shown],
                       [(r[high] if r.get(high) is not None else r[value]) - r[value] for r in shown]]
-            ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
-            zeros = [y for y, v in zip(ys, values) if v == 0]
-            if zeros:  # a bar of 0 has no width: a mark shows it is there, and is 0
-                ax.plot([0] * len(zeros), zeros, marker="D", markersize=6, color="#c62828", linestyle="none",
-                        clip_on=False, zorder=5)
+            bars = ax.barh(ys, values, xerr=errors, color="#4c72b0", ecolor="#222", capsize=3)
+            if link:
+                for bar, r in zip(bars, shown):
+                    if r.get(link):
+                        bar.set_url(r[link])
+            for y, r in zip(ys, shown):  # a bar of 0 has no width: a mark shows it is there, and is 0
+                if r[value] == 0:
+                    mark, = ax.plot([0], [y], marker="D", markersize=6, color="#c62828", linestyle="none",
+                                    clip_on=False, zorder=5)
+                    if link and r.get(link):
+                        mark.set_url(r[link])  # the mark is the bar to click
             for y, r in zip(ys, shown):
-                ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5), textcoords="offset points",
-                            fontsize=7, va="bottom")
+                note = ax.annotate(f"{pct(r[value])}{fraction(r)}", (r[value], y), xytext=(4, 5),
+                                   textcoords="offset points", fontsize=7, va="bottom")
+                if link and r.get(link):
+                    note.set_url(r[link])
             ax.set_yticks(ys, [r[label] for r in shown], fontsize=8)
+            if link:
+                for tick, r in zip(ax.get_yticklabels(), shown):
+                    if r.get(link):
+                        tick.set_url(r[link])
             ax.invert_yaxis()
             ax.set_xlim(0, limit)
             ax.xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
@@ -451,7 +536,12 @@ class Site:
                                       f"{pct(r.get(high))})" for r in shown)
         if missing:
             alt += "; not computable: " + ", ".join(missing)
-        return self.chart(name, draw, alt, root)
+        key = ["rate", title, limit, [(r[label], r[value], r.get(low), r.get(high), fraction(r), r.get(link) if link else None)
+                                      for r in shown]]
+        links = None
+        if link:
+            links = {r[link]: f"{r[label]}: {pct(r[value])}{fraction(r)}, the rows behind it" for r in shown if r.get(link)}
+        return self.chart(name, draw, alt, root, key=key, links=links)
 
     def compare_chart(self, name: str, rows: list[dict], title: str, root: str = "") -> Markup:
         """The `compare` rows of one replay set as small multiples, one panel per grader kind (never
@@ -520,7 +610,7 @@ class Site:
                                       for kind in sorted(lines) for e in lines[kind])
         if missing:
             alt += "; not drawn: " + "; ".join(missing)
-        drawn = self.chart(name, draw, alt, root)
+        drawn = self.chart(name, draw, alt, root, key=["compare", title, limit, lines])
         if missing:
             drawn += Markup('<p class="note chart-missing">Not drawn: ') + "; ".join(missing) + Markup(".</p>")
         return drawn
@@ -592,9 +682,15 @@ class Site:
             fig.tight_layout()
             return fig
         alt = f"{title}: " + "; ".join(f"{p['date']} {pct(p['value'])} {tag(p)}".strip() for p in points)
-        return self.chart(name, draw, alt, root)
+        return self.chart(name, draw, alt, root, key=["trend", title, limit, [(p["date"], p["value"], tag(p)) for p in points]])
 
 
+_MARK = {"passed": "✓", "failed": "✗", "conflicting": "!"}
+_NONE_CELL = Markup('<td class="num" data-sort="-1">—</td>')
+_YES_CELL, _NO_CELL = Markup("<td>yes</td>"), Markup("<td>no</td>")
+
+
+@functools.lru_cache(maxsize=65536)
 def slug(iri: str) -> str:
     """A file name for a case page: readable tail plus a short hash, so two sets' "route-1" differ."""
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", iri.rstrip("/").rsplit("/", 1)[-1])[:60] or "case"
@@ -618,6 +714,66 @@ def drill_slug(tail: str, *key) -> str:
     """A file name for the rows behind one figure: a readable tail plus a digest of what names the figure."""
     tail = re.sub(r"[^A-Za-z0-9._@-]+", "-", tail)[:60]
     return f"{tail}-{hashlib.sha256(chr(31).join(str(x) for x in key).encode()).hexdigest()[:8]}"
+
+
+@functools.cache
+def _code() -> str:
+    """What a kept chart or data file depends on besides its key: kg's code that finishes, renders and
+    draws (a kg upgrade draws again) and matplotlib's version."""
+    import importlib.metadata
+    digest = hashlib.sha256()
+    for module in ("report.py", "output.py", "finishers.py", "catalogue.py", "jsonio.py"):
+        path = Path(__file__).with_name(module)
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest()[:16] + "/matplotlib " + importlib.metadata.version("matplotlib")
+
+
+def _copy(kept: Path, target: Path) -> bool:
+    """Copies a kept file into the site; False when it is not there (or cannot be read)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, target)
+        return True
+    except OSError:
+        return False
+
+
+def _keep(path: Path, text: str) -> None:
+    """Keeps a drawn chart: written whole, then renamed; a cache that cannot be written is only not kept."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f".{path.name}.{os.getpid()}")
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError:
+        pass
+
+
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def inline_svg(name: str, svg: str, alt: str, links: dict[str, str]) -> Markup:
+    """matplotlib's SVG made part of an HTML page: no XML declaration or doctype; every id prefixed
+    with the chart's name (two charts of one page must not share an id, and a clip path must be the
+    chart's own); each link written as `href` (SVG 2), which HTML resolves from the page, with the
+    name it is announced by; the text alternative as the <svg>'s aria-label (role="group": its
+    links stay links for assistive technology), and its width fitted to the page as an <img>'s is."""
+    body = svg[svg.index("<svg"):]
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "-", name) + "--"
+    ids = set(_SVG_ID.findall(body))
+    body = _SVG_ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', body)
+    body = re.sub(r'(url\(#|xlink:href="#|href="#)([^")]+)',
+                  lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in ids else m.group(2)), body)
+
+    def anchor_tag(match):
+        url = html_unescape(match.group(1))
+        words = links.get(url, "")
+        return Markup('<a href="{}" aria-label="{}">').format(url, words)
+    # (matplotlib writes target="_blank": a bar's page opens in place, as the table's figure does)
+    body = re.sub(r'<a xlink:href="([^"#][^"]*)"[^>]*>', lambda m: str(anchor_tag(m)), body)
+    body = body.replace("<svg ", Markup('<svg class="chart chart-linked" data-chart="{}" role="group" aria-label="{}" ')
+                        .format(name, alt), 1)
+    return Markup(body)
 
 
 def paginate(items: list, size: int | None = None) -> list[list]:
@@ -718,8 +874,8 @@ PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
     "coverage": {"bar": (dict, "a coverage bar: row (the coverage-summary row), slug, terms (term, covered, intents), covered, mismatch"),
                  "terms": (list, "this page's terms of the bar: {term, covered, intents}"),
                  "number": (int, "this page's number, from 1"), "pages": (int, "the bar's page count")},
-    "wrong-description": {"reach": (dict, "a wrong-description rate: row (the wrong-description-reach row), slug, reached, satisfied, mismatch"),
-                          "reached": (list, "this page's rows of wrong-description-cases behind the rate"),
+    "wrong-description": {"reach": (dict, "a wrong-description rate: row (the wrong-description-reach row), slug, counted (the denominator's situations), excluded (those left out, with reach unknown or ungraded), rows (counted then excluded), wrong, satisfied, mismatch"),
+                          "situations": (list, "this page's rows of wrong-description-situations behind the rate: counted ones first, then excluded ones"),
                           "number": (int, "this page's number, from 1"), "pages": (int, "the list's page count")},
     "matrix": {"number": (int, "the matrix page's number, from 1")},
     "query": {"q": ("NamedQuery", "the query: name, summary, description, params, columns, text")},
@@ -768,6 +924,82 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     and the CSV and JSON of every table's query under data/."""
     env = environment()
     site = Site(backend, out, prefixes, params)
+    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    kept = None if extra else site._kept("sites", [pages, sorted(site.params.items(), key=str), _templates(env),
+                                                  sorted((n, q.text) for n, q in site.entries.items()), prefixes], "d")
+    if kept is not None and (kept / KEPT_DONE).is_file():
+        reused = _reuse_site(kept, out, generated)
+        if reused is not None:
+            return reused
+    written = _render_site(env, site, out, pages, extra, generated)
+    if kept is not None and not site.undrawn:  # a site with a chart not drawn is made again, warning again
+        _keep_site(out, kept, generated)
+    return written
+
+
+# ── a whole site kept for a store that has not changed ──
+KEPT_DONE = ".kept-complete"  # written last into a kept site: a copy cut short is never reused
+_GENERATED = "Generated {} by kg."
+
+
+def _templates(env: jinja2.Environment) -> str:
+    """A digest of every template the site is rendered from (a template edited since renders again)."""
+    digest = hashlib.sha256()
+    for name in sorted(env.list_templates()):
+        digest.update(name.encode() + b"\0" + env.loader.get_source(env, name)[0].encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _keep_site(out: Path, kept: Path, generated: str) -> None:
+    """Keeps a copy of the site just rendered, for the next report of the same store state, parameters,
+    templates, queries and kg code; a copy that cannot be made is only not kept."""
+    scratch = kept.with_name(f".{kept.name}.{os.getpid()}")
+    try:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.copytree(out, scratch, ignore=shutil.ignore_patterns(MARKER), copy_function=_link_or_copy)
+        (scratch / KEPT_DONE).write_text(generated, encoding="utf-8")
+        shutil.rmtree(kept, ignore_errors=True)
+        os.replace(scratch, kept)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _link_or_copy(source, target) -> None:
+    """The same bytes in a second place: a hard link where the file system allows (a site is replaced
+    whole, never edited in place, so the kept copy and the site may share their files), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _reuse_site(kept: Path, out: Path, generated: str) -> list[Path] | None:
+    """Publishes the kept site of this very state again: the same files, each page saying when it was
+    generated now. None (render afresh) when the copy fails."""
+    try:
+        before = _GENERATED.format((kept / KEPT_DONE).read_text(encoding="utf-8").strip())
+        now = _GENERATED.format(generated)
+        written = []
+        for source in kept.rglob("*"):
+            if source.is_dir() or source.name == KEPT_DONE:
+                continue
+            target = out / source.relative_to(kept)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.suffix == ".html":
+                target.write_text(source.read_text(encoding="utf-8").replace(before, now, 1), encoding="utf-8")
+            else:
+                _link_or_copy(source, target)
+            written.append(target)
+        return written
+    except OSError:
+        for child in out.iterdir():
+            if child.name != MARKER:
+                shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
+        return None
+
+
+def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: dict[str, Any] | None,
+                 generated: str) -> list[Path]:
     full = pages is None
     site.case_pages = full and "per-case/case.html" in env.list_templates()
     site.drill_pages = full
@@ -775,7 +1007,6 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     if full:
         adapted, most = adapted_k(site)
         site.k = site.k if site.k_given else adapted
-    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     common = dict(site=site, query=site.query, label=site.label, short=site.short, generated_at=generated,
                   k=site.k, k_given=site.k_given, k_most=most, catalogue=[site.entries[n] for n in sorted(site.entries)],
                   compare_pairs=list(site.params.get("compare") or []), **(extra or {}))
@@ -819,10 +1050,10 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     if full and "per-case/wrong-description.html" in env.list_templates():
         template = env.get_template("per-case/wrong-description.html")
         for reach in site.wrong_descriptions():
-            chunks = paginate(reach["reached"])
-            for number, reached in enumerate(chunks, 1):
+            chunks = paginate(reach["rows"])
+            for number, rows in enumerate(chunks, 1):
                 html = _render(template, "wrong-description", page="wrong-description", root="../", reach=reach,
-                               reached=reached, number=number, pages=len(chunks), **common)
+                               situations=rows, number=number, pages=len(chunks), **common)
                 written.append(_write(out / "wrong-descriptions" / page_file(reach["slug"], number), html))
     if full and "per-case/matrix.html" in env.list_templates():
         template = env.get_template("per-case/matrix.html")

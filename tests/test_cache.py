@@ -24,7 +24,21 @@ def render(store, out):
             for p in out.rglob("*.html")}
 
 
-def test_an_unchanged_store_is_reported_without_a_query_and_a_changed_one_is_asked_again(tmp_path):
+def made(out):
+    """The charts and downloads of a site, with their bytes."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for folder in ("charts", "data") for p in (out / folder).rglob("*")}
+
+
+def spy(function):
+    """The real function, counting its calls in `.calls` (it still runs; a method stays a method)."""
+    def counted(*args, **kwargs):
+        counted.calls += 1
+        return function(*args, **kwargs)
+    counted.calls = 0
+    return counted
+
+
+def test_an_unchanged_store_is_reported_without_a_query_and_a_changed_one_is_asked_again(tmp_path, monkeypatch):
     path = tmp_path / "store"
     loading = Store(path)
     ingest.load(loading, [EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-regression.replayset.json",
@@ -33,16 +47,24 @@ def test_an_unchanged_store_is_reported_without_a_query_and_a_changed_one_is_ask
     del loading
 
     store = CountingStore(path, read_only=True)
+    draw, render_data = spy(report.Site._draw), spy(report.output.render)
+    monkeypatch.setattr(report.Site, "_draw", draw)
+    monkeypatch.setattr(report.output, "render", render_data)
     CountingStore.asked = 0
     first = render(store, tmp_path / "report")
+    first_made = made(tmp_path / "report")
     asked_first = CountingStore.asked
     assert asked_first > 20  # every page's queries, the labels
     assert any((tmp_path / "cache").rglob("*.json"))
+    assert draw.calls >= 1 and render_data.calls >= 20  # charts drawn, downloads rendered
 
-    CountingStore.asked = 0
+    CountingStore.asked = draw.calls = render_data.calls = 0
     again = render(store, tmp_path / "report")
     assert CountingStore.asked == 0
     assert again == first  # the same pages, but for the time they were made
+    # issue 16: nothing drawn or rendered again, and the same files
+    assert draw.calls == 0 and render_data.calls == 0
+    assert made(tmp_path / "report") == first_made
     del store
 
     writer = Store(path)
@@ -50,9 +72,10 @@ def test_an_unchanged_store_is_reported_without_a_query_and_a_changed_one_is_ask
     writer.flush()
     del writer
     store = CountingStore(path, read_only=True)
-    CountingStore.asked = 0
+    CountingStore.asked = draw.calls = render_data.calls = 0
     render(store, tmp_path / "report")
     assert CountingStore.asked == asked_first  # a new state: every answer asked again
+    assert draw.calls >= 1 and render_data.calls >= 20  # and every chart and download made again
     states = [p for p in (tmp_path / "cache").iterdir() if p.is_dir()]
     assert len(states) == 2  # this state and the one before it; older ones are removed
 

@@ -20,7 +20,7 @@ from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples
 
 # goldens written as TriG, whose graphs can be written in any order
 CASES = ["situation-check", "situation-check--system", "situation-check--unchecked", "wrong-description-cases",
-         "wrong-description-reach"]
+         "wrong-description-reach", "wrong-description-situations"]
 # goldens written as the files kg loads, through its loaders (which take a set before its gold before
 # its situations)
 FILE_CASES = ["situation-check--validates", "wrong-description-cases--invalid-record",
@@ -42,7 +42,8 @@ def test_every_situations_golden_is_here():
     # a situations golden added later is held to the layer too: the list is the goldens of the three queries
     found = sorted(p.name for p in GOLDEN.iterdir()
                    if yaml.safe_load((p / "expected.yaml").read_text())["query"]
-                   in {"situation-check", "wrong-description-cases", "wrong-description-reach"})
+                   in {"situation-check", "wrong-description-cases", "wrong-description-reach",
+                       "wrong-description-situations"})
     assert found == sorted(CASES + FILE_CASES)
 
 

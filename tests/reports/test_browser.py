@@ -139,7 +139,7 @@ def test_the_w3c_shacl_report_opens_without_console_errors_and_every_link_resolv
     assert page.locator(".chart-not-drawn").count() == 0
     assert page.locator(".chart-empty").all_inner_texts() == [
         "pass^2 (undeclared) with 95% intervals: not drawn — pass^2 needs cases with ≥ 2 eligible trials; the most here is 1."]
-    assert page.locator("img.chart").count() >= 1
+    assert page.locator("img.chart, svg.chart").count() >= 1
     assert page.errors == []
 
 
@@ -314,6 +314,14 @@ def number(page, selector) -> int:
     return int(page.locator(selector).first.inner_text().strip())
 
 
+def chart_text(page, name) -> str:
+    """A chart's text alternative: its <img>'s alt, or, for a chart drawn inline so its bars link,
+    its <svg>'s aria-label."""
+    chart = page.locator(f'svg[data-chart="{name}"], img[src="charts/{name}.svg"]')
+    assert chart.count() == 1, name
+    return chart.get_attribute("alt") or chart.get_attribute("aria-label")
+
+
 def test_an_overview_card_leads_to_the_verdicts_it_counts_and_on_to_a_verdict(site, page):
     """Issue 16: from a card's figure to the verdicts behind it, the numbers the same at both ends."""
     _, base = site
@@ -476,7 +484,7 @@ def test_a_coverage_bar_leads_to_its_terms_and_the_intents_exercising_them(site,
     numbers the same at both ends, and on from an exercised term to an intent's page."""
     _, base = site
     page.goto(urljoin(base, "coverage.html"))
-    alt = page.locator('img[src="charts/coverage.svg"]').get_attribute("alt")
+    alt = chart_text(page, "coverage")
     rows = page.locator("#coverage-bars tbody tr")
     assert rows.count() >= 2
     checked = intents_followed = 0
@@ -509,11 +517,13 @@ def test_a_coverage_bar_leads_to_its_terms_and_the_intents_exercising_them(site,
 
 
 def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
-    """Issue 16: from a wrong-description rate (wrong/situations) to the situations reached under
-    a wrong description, the numbers the same at both ends, and on to a situation's case."""
+    """Issue 16: from a wrong-description rate (wrong/situations) to every situation behind it: the
+    page lists the whole denominator (as many rows as the rate's denominator, the wrong ones
+    marked), then the situations left out of it with why (as many as unknown_reach + ungraded), the
+    numbers the same at both ends, and on to a situation's case."""
     _, base = site
     page.goto(urljoin(base, "wrong-descriptions.html"))
-    alt = page.locator('img[src="charts/wrong-description-rate.svg"]').get_attribute("alt")
+    alt = chart_text(page, "wrong-description-rate")
     rows = page.locator("#wrong-rates tbody tr")
     assert rows.count() >= 2
     nonzero = 0
@@ -521,6 +531,7 @@ def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
         row = page.locator("#wrong-rates tbody tr").nth(i)
         wrong, situations = number(row, "[data-field=wrong]"), number(row, "[data-field=situations]")
         satisfied = number(row, "[data-field=satisfied_under_wrong]")
+        left_out = number(row, "[data-field=unknown_reach]") + number(row, "[data-field=ungraded]")
         rate = row.locator("[data-field=rate]").inner_text().strip()
         assert f"{rate} ({wrong}/{situations})" in alt
         row.locator("[data-field=rate] a.drill").click()
@@ -528,11 +539,14 @@ def test_a_wrong_description_rate_leads_to_the_situations_behind_it(site, page):
         assert (number(page, "[data-field=wrong]"), number(page, "[data-field=situations]"),
                 number(page, "[data-field=satisfied_under_wrong]")) == (wrong, situations, satisfied)
         assert number(page, "#reached-count") == wrong and number(page, "#reached-satisfied") == satisfied
-        assert page.locator("#reached tbody tr").count() == wrong
-        assert page.locator('#reached tbody tr[data-satisfies="true"]').count() == satisfied
+        assert number(page, "#counted-count") == situations and number(page, "#excluded-count") == left_out
+        assert page.locator("#situations tbody tr").count() == situations  # the whole denominator (one page here)
+        assert page.locator('#situations tbody tr[data-reach="wrong"]').count() == wrong
+        assert page.locator('#situations tbody tr[data-reach="wrong"][data-satisfies="true"]').count() == satisfied
+        assert page.locator("#excluded tbody tr").count() == left_out
         if wrong:
             nonzero += 1
-            case = page.locator("#reached tbody tr").first.locator("td a").first
+            case = page.locator('#situations tbody tr[data-reach="wrong"]').first.locator("td a").first
             name = case.inner_text()
             case.click()
             assert name in page.locator("h1").inner_text()
@@ -564,3 +578,49 @@ def test_the_compare_page_charts_each_difference_with_its_interval(site, page):
             assert f"{kind} · " in alt and f"pass rate difference {words}" in alt and f"(n={paired})" in alt, (alt, words)
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     sections.first.locator("img.chart").screenshot(path=str(ARTEFACTS / "report-compare-chart.png"))
+
+
+def test_a_bar_is_a_link_to_the_page_its_table_figure_leads_to(site, page):
+    """Issue 16: bars you can click. The charts whose figures have a page behind them (coverage,
+    wrong-description rates, pass@1) are put in the page as SVG, each bar (or the mark of a 0) a
+    link: clicking it lands on the page the table's (or the card's) figure links to, which shows
+    the bar's n/N."""
+    _, base = site
+    checks = [("coverage.html", "coverage", "#coverage-bars tbody tr [data-field=coverage] a.drill", ("covered", "total")),
+              ("wrong-descriptions.html", "wrong-description-rate", "#wrong-rates tbody tr [data-field=rate] a.drill",
+               ("wrong", "situations")),
+              ("results.html", None, None, ("passed_at_1", "cases_at_1"))]
+    clicked = 0
+    for name, chart, figures, (count, of) in checks:
+        page.goto(urljoin(base, name))
+        charts = [chart] if chart else page.eval_on_selector_all(
+            'svg.chart-linked[data-chart^="pass-at-1-"]', "ss => ss.map(s => s.dataset.chart)")
+        assert charts, name
+        if figures:
+            table = {urljoin(page.url, h) for h in page.eval_on_selector_all(figures, "as => as.map(a => a.getAttribute('href'))")}
+        else:  # pass@1: the cards' figures on the overview
+            page.goto(urljoin(base, "index.html"))
+            table = {urljoin(page.url, h) for h in page.eval_on_selector_all(".card .value a.drill", "as => as.map(a => a.getAttribute('href'))")}
+            page.goto(urljoin(base, name))
+        for chart_name in charts:
+            svg = f'svg[data-chart="{chart_name}"]'
+            assert page.locator(f'img[src="charts/{chart_name}.svg"]').count() == 0
+            assert page.locator(svg).get_attribute("aria-label").strip()
+            bars = page.locator(f'{svg} a:has(> path), {svg} a:has(> use)')
+            hrefs = page.eval_on_selector_all(f'{svg} a[href]', "as => as.map(a => a.getAttribute('href'))")
+            assert bars.count() >= 1 and {urljoin(page.url, h) for h in hrefs} <= table, (chart_name, hrefs, table)
+            for i in range(bars.count()):
+                bar = page.locator(f'{svg} a:has(> path), {svg} a:has(> use)').nth(i)
+                box = bar.bounding_box()
+                if not box or box["width"] < 1:
+                    continue  # a bar of 0: its mark (a <use> of a marker) is the one to click
+                target = urljoin(page.url, bar.get_attribute("href"))
+                words = bar.get_attribute("aria-label")
+                bar.click()
+                assert page.url == target, (chart_name, page.url, target)
+                n, total = words.rsplit("(", 1)[-1].split(")")[0].split("/")  # n/N, as the bar's label says
+                assert (number(page, f"[data-field={count}]"), number(page, f"[data-field={of}]")) == (int(n), int(total))
+                assert page.errors == []
+                clicked += 1
+                page.goto(urljoin(base, name))
+    assert clicked >= 4
