@@ -15,12 +15,21 @@ that any engine runs.
     #+   case_counts: [integer, integer]
     #+ rates:
     #+   pass_at_1: {count: passed_at_1, of: cases_at_1, low: pass_at_1_low, high: pass_at_1_high}
+    #+ types:
+    #+   covered: boolean
     #+ tags: [results]
 
 `tokens` declares a column that packs one tuple per group into a GROUP_CONCAT ("n:c n:c ...":
 tokens apart by spaces, fields by ':', the last field keeping any ':' of its own) and each
 field's type (integer or string): finishers receive it decoded, as a list of typed tuples, by
 `decode_tokens` here, never a string they split again.
+
+`types` declares the type of a column whose values an engine may not give typed, so that every
+engine's answer reads the same: `boolean` (the only type for now) turns the value into a Python
+bool. Virtuoso 7 has no boolean at run time — a computed `(?n > 0 AS ?covered)` comes back as the
+integer 1 or 0 — so a column computed as a boolean is declared here; an integer 1/0 or a
+"true"/"false" in it becomes True/False, and any other value is an error naming the query and
+column, never a guess. Stored `xsd:boolean` values need no declaration (kg/remote.py reads them).
 
 `rates` says which columns are rates and what each is made of — the count (when the rate is a
 count over its denominator), the denominator, the interval — so that a terminal table shows them
@@ -54,8 +63,9 @@ from . import paths
 from .finishers import FINISHERS
 
 HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "rates", "tags", "unsupported",
-               "tokens"}
+               "tokens", "types"}
 TOKEN_TYPES = {"integer": int, "string": str}
+COLUMN_TYPES = {"boolean"}
 RATE_KEYS = {"of", "count", "low", "high", "signed"}
 PARAM_KEYS = {"type", "default", "required", "doc", "min", "max", "choices"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
@@ -134,6 +144,7 @@ class NamedQuery:
     tags: list[str] = field(default_factory=list)
     unsupported: dict[str, str] = field(default_factory=dict)  # engine → why it computes this wrongly
     tokens: dict[str, tuple[str, ...]] = field(default_factory=dict)  # packed column → its fields' types
+    types: dict[str, str] = field(default_factory=dict)  # column → its declared type (boolean), read the same from any engine
 
     @property
     def rate_columns(self) -> list[str]:
@@ -364,6 +375,10 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
             raise CatalogueError(f"{path}: tokens {column}: a list of field types ({', '.join(TOKEN_TYPES)}), "
                                  f"e.g. [integer, integer]; got {types!r}")
         tokens[str(column)] = tuple(types)
+    types = header.get("types") or {}
+    if not isinstance(types, dict) or any(t not in COLUMN_TYPES for t in types.values()):
+        raise CatalogueError(f"{path}: types maps a column to its type ({', '.join(sorted(COLUMN_TYPES))}), "
+                             f"e.g. types: {{covered: boolean}}; got {types!r}")
     rates = {}
     for column, spec in (header.get("rates") or {}).items():
         if not isinstance(spec, dict) or set(spec) - RATE_KEYS or "of" not in spec:
@@ -376,7 +391,7 @@ def _parse(path: Path, text: str, deep: bool) -> NamedQuery:
                        columns={str(k): str(v) for k, v in columns.items()}, derive=derive,
                        hide=list(header.get("hide") or []), rates=rates, tags=list(header.get("tags") or []),
                        unsupported={str(k).lower(): str(v) for k, v in (header.get("unsupported") or {}).items()},
-                       tokens=tokens)
+                       tokens=tokens, types={str(k): str(v) for k, v in types.items()})
     check_consistency(query, deep)
     return query
 
@@ -419,6 +434,9 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
     for t in query.tokens:
         if t not in query.columns or t in derived:
             raise CatalogueError(f"{where}: tokens names {t}, which is not a column the query projects")
+    for t in query.types:
+        if t not in query.columns or t in derived:
+            raise CatalogueError(f"{where}: types names {t}, which is not a column the query projects")
     for h in query.hide:
         if h not in query.columns:
             raise CatalogueError(f"{where}: hide names {h}, which is not a column")
@@ -513,11 +531,29 @@ def decode_tokens(text: Any, types: tuple[str, ...]) -> list[tuple]:
     return decoded
 
 
+_BOOLEANS = {True: True, False: False, 1: True, 0: False, "true": True, "false": False, "1": True, "0": False}
+
+
+def as_boolean(query: NamedQuery, column: str, value: Any) -> bool | None:
+    """A value of a column the header declares boolean, from any engine: a bool stays, Virtuoso's
+    computed 1/0 (an integer) and a "true"/"false" become a bool; anything else is refused."""
+    if value is None or isinstance(value, bool):
+        return value
+    try:
+        return _BOOLEANS[value]
+    except (KeyError, TypeError):
+        raise CatalogueError(f"{query.name}: column {column} is declared boolean (`types` in its header), "
+                             f"but the engine answered {value!r}") from None
+
+
 def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Result:
     values = query.parameter_values(params)
     columns = query.output_columns
+    booleans = [c for c, t in query.types.items() if t == "boolean"]
     finished = []
     for row in rows:
+        for c in booleans:
+            row[c] = as_boolean(query, c, row.get(c))
         decoded = {c: decode_tokens(row.get(c), types) for c, types in query.tokens.items()}
         for d in query.derive:
             args = [decoded[a] if a in decoded else row[a] if a in row else values.get(a) for a in d.arguments]
@@ -564,7 +600,9 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
     lines = ["# The query catalogue", "",
              "Generated from the `#+` headers of `queries/**/*.rq` by `kg queries --format markdown`;",
              "a test fails when this page is stale. Run any of them with `kg query NAME -p key=value`,",
-             "or from Python with `kg.open().query(NAME, key=value)`.", "",
+             "or from Python with `kg.open().query(NAME, key=value)`. A column marked *boolean* is declared",
+             "so in the query's header (`types`): it is true or false from every engine (Virtuoso answers",
+             "a computed boolean as 1 or 0; kg reads it back as the header says).", "",
              "| query | summary |", "|---|---|"]
     lines += [f"| [`{q.name}`](#{q.name}) | {q.summary} |" for q in entries.values()]
     for q in entries.values():
@@ -587,6 +625,8 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
         lines += ["| column | meaning |", "|---|---|"]
         for c in q.output_columns:
             how = f" (computed: `{derived[c]}`)" if c in derived else ""
+            if c in q.types:
+                how += f" · *{q.types[c]}*"
             if c in q.rates:
                 r = q.rates[c]
                 what = "difference over" if r.signed else (f"`{r.count}` /" if r.count else "over")

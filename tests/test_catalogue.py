@@ -44,6 +44,8 @@ def test_the_shipped_catalogue_parses_and_is_consistent():
     (lambda t: t.replace("#+ columns:", "#+ derive: {n2: sqrt(n)}\n#+ columns:"), "must call a finisher"),
     (lambda t: t.replace("#+ columns:", "#+ tokens: {n: [integer, float]}\n#+ columns:"), "tokens n: a list of field types"),
     (lambda t: t.replace("#+ columns:", "#+ tokens: {missing: [integer]}\n#+ columns:"), "tokens names missing"),
+    (lambda t: t.replace("#+ columns:", "#+ types: {n: bool}\n#+ columns:"), "types maps a column to its type"),
+    (lambda t: t.replace("#+ columns:", "#+ types: {missing: boolean}\n#+ columns:"), "types names missing"),
 ])
 def test_a_bad_header_is_an_error(tmp_path, mutation, message):
     assert catalogue.parse_file(write(tmp_path, GOOD))  # the unmutated file is fine
@@ -65,6 +67,68 @@ def test_packed_columns_reach_finishers_as_typed_tuples():
     row.update(case_counts="3:3 3:0 ", k=3, cases=2)
     finished = catalogue.finish(q, [row], {"k": 3}).rows[0]
     assert finished["pass_at_k"] == 0.5 and finished["pass_hat_k"] == 0.5  # (1 + 0) / 2
+
+
+BOOLEAN = """#+ summary: whether each thing has a label
+#+ columns:
+#+   thing: a thing
+#+   labelled: whether it has one
+#+ types:
+#+   labelled: boolean
+SELECT ?thing (COUNT(?label) > 0 AS ?labelled)
+WHERE { ?thing a <urn:T> OPTIONAL { ?thing <http://www.w3.org/2000/01/rdf-schema#label> ?label } }
+GROUP BY ?thing ORDER BY ?thing
+"""
+
+
+class IntegerBooleans:
+    """An engine answering computed booleans as xsd:integer 1/0, as Virtuoso 7 does (the real
+    server is held to this in tests/remote/test_virtuoso.py): the embedded store's answer, each
+    boolean turned into the integer Virtuoso sends."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def select_values(self, text):
+        variables, rows = self.store.select_values(text)
+        return variables, [tuple(int(v) if isinstance(v, bool) else v for v in row) for row in rows]
+
+
+def test_a_column_declared_boolean_is_a_bool_from_every_engine(tmp_path):
+    q = catalogue.parse_file(write(tmp_path, BOOLEAN))
+    assert q.types == {"labelled": "boolean"}
+    store = Store(":memory:")
+    store.ox.update('INSERT DATA { <urn:a> a <urn:T> ; <http://www.w3.org/2000/01/rdf-schema#label> "a" . '
+                    '<urn:b> a <urn:T> }')
+    expected = [{"thing": "urn:a", "labelled": True}, {"thing": "urn:b", "labelled": False}]
+    assert catalogue.run(q, store, {}).rows == expected
+    assert IntegerBooleans(store).select_values(q.text)[1] == [("urn:a", 1), ("urn:b", 0)]  # what Virtuoso sends
+    rows = catalogue.run(q, IntegerBooleans(store), {}).rows
+    assert rows == expected and all(type(r["labelled"]) is bool for r in rows)
+    # without the declaration the integers stay integers: nothing is guessed from the values
+    undeclared = catalogue.parse_file(write(tmp_path, BOOLEAN.replace("#+ types:\n#+   labelled: boolean\n", "")))
+    assert [r["labelled"] for r in catalogue.run(undeclared, IntegerBooleans(store), {}).rows] == [1, 0]
+    # a value that is no boolean is an error naming the query and the column, not a truthy guess
+    assert catalogue.finish(q, [{"thing": "urn:c", "labelled": None}], {}).rows[0]["labelled"] is None
+    with pytest.raises(CatalogueError, match="q: column labelled is declared boolean .* answered 2"):
+        catalogue.finish(q, [{"thing": "urn:c", "labelled": 2}], {})
+
+
+def test_every_computed_boolean_column_of_the_catalogue_is_declared():
+    # a column the embedded store answers with booleans must say so, or Virtuoso prints 1/0 there
+    from kg import ingest
+    from tests.conftest import EXAMPLES, required_params
+    store = Store(":memory:")
+    ingest.load(store, [EXAMPLES])
+    undeclared = {}
+    for name, q in catalogue.load().items():
+        params = {**({"k": 2} if "k" in q.params else {}), **required_params(q)}
+        rows = catalogue.run(q, store, params).rows
+        derived = {d.column for d in q.derive}  # a finisher's column is typed in Python
+        found = {c for r in rows for c, v in r.items() if isinstance(v, bool) and c not in set(q.types) | derived}
+        if found:
+            undeclared[name] = sorted(found)
+    assert undeclared == {}
 
 
 def test_names_are_unique(tmp_path):
