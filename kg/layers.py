@@ -238,5 +238,10 @@ def take(limit: int | None = None) -> str:
     return _compose(_take(limit))
 
 
+def drop_deriving() -> str:
+    """The keys of a chunk derived in bulk, done with."""
+    return f"DROP SILENT GRAPH <{DERIVING}>"
+
+
 def touched_query() -> str:
     return f"ASK {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }}"

@@ -492,10 +492,20 @@ class Store(CatalogueStore):
             self._run_in_bulk(layers.as_constructs(layer.mark))
 
     def _derive_marked_in_bulk(self, change: str) -> None:
-        """Every marked key derived, layer by layer in their order, then `change` with the closing update."""
-        self.ox.update(layers.take())
-        for layer in layers.load():
-            self._run_in_bulk(layers.as_constructs(layer.derive))
+        """Every marked key derived, CHUNK_KEYS keys at a time (each chunk layer by layer in their
+        order), then `change` with the closing update. A chunk at a time, not the file's keys at
+        once: the engine holds a query's joins and groups, and the bulk insert its triples, in
+        memory, so deriving a whole file's keys in one pass made peak memory grow with the file
+        (BENCHMARKS.md, "Big single files"). Every rule is per key (a case and a system), so the
+        chunks derive what one pass would; the derive steps run at least once (the plans layer's
+        rule is over every source)."""
+        while True:
+            self.ox.update(layers.take(layers.CHUNK_KEYS))
+            for layer in layers.load():
+                self._run_in_bulk(layers.as_constructs(layer.derive))
+            self.ox.update(layers.drop_deriving())
+            if not self.ask(layers.touched_query()):
+                break
         self.ox.update(layers.finish(change))
 
     def _run_in_bulk(self, operations) -> None:

@@ -125,6 +125,24 @@ def test_bulk_loaded_sources_hold_what_a_transactional_load_holds(monkeypatch):
     assert _without_load_times(bulk.dump()) == _without_load_times(transactional.dump())
 
 
+def test_verdicts_derived_in_bulk_a_chunk_of_keys_at_a_time_are_those_of_one_pass(monkeypatch):
+    """A bulk load derives its verdicts CHUNK_KEYS keys (a case and a system) at a time, so that its
+    memory does not grow with the file; with two keys a chunk the examples' results take several
+    chunks, and the store holds what the transactional load makes in one update."""
+    from kg import layers, store as store_module
+    transactional = Store(":memory:")
+    ingest.load(transactional, [EXAMPLES])
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    monkeypatch.setattr(layers, "CHUNK_KEYS", 2)
+    chunks = []
+    take = layers.take
+    monkeypatch.setattr(layers, "take", lambda limit=None: chunks.append(limit) or take(limit))
+    bulk = Store(":memory:")
+    ingest.load(bulk, [EXAMPLES])
+    assert len(chunks) > 3 and set(chunks) == {2}, chunks
+    assert _without_load_times(bulk.dump()) == _without_load_times(transactional.dump())
+
+
 def test_a_bulk_load_killed_before_its_record_is_cleared_by_the_next_writer(tmp_path):
     """bulk_load is not atomic: the graph goes in, then the record. A process that dies in between
     leaves a graph no record names; a reader reads the state before that load (and says so), the
