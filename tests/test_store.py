@@ -402,3 +402,89 @@ def test_a_second_writer_is_refused_and_changes_nothing(tmp_path):
         holder.communicate("done\n", timeout=60)
     sources = json.loads(run_kg("query", "sources", "--format", "json", "--store", path).stdout)
     assert [s["kind"] for s in sources if s["kind"] != "vocabulary"] == ["ontology"]  # nothing else went in
+
+
+# ── a large replacement killed at each of its steps (Store.swap_staged): old state or new, never a mix ──
+SWAP_STEPS = ("differences copied", "old keys marked", "swapped", "new keys marked", "staging dropped")
+
+
+def _settled(dump: bytes) -> list[bytes]:
+    """A dump without what differs between two runs of one load: load times, blank-node names, and
+    the count of triples bulk-loaded since compaction (written by the closing flush a killed
+    process never reaches)."""
+    return [line for line in _without_load_times(dump) if b"bulkLoadedSinceCompaction" not in line]
+
+
+def _appended_estate(tmp_path: Path) -> tuple[Path, Path]:
+    """The examples, and the routing results with one line appended that supersedes the first
+    assertion with another outcome (an evidence file only grows): its verdict, and its tally, change."""
+    estate = tmp_path / "estate"
+    shutil.copytree(EXAMPLES, estate)
+    results = estate / "cubby-routing.earl.jsonl"
+    first = json.loads(results.read_text().splitlines()[0])
+    results.write_text(results.read_text() + json.dumps(
+        {**first, "id": "a-9999", "outcome": "failed", "selectionOutcome": None, "supersedes": first["id"]}) + "\n")
+    return estate, results
+
+
+def _replace_in_a_process(path: Path, results: Path, kill_at: str | None) -> subprocess.CompletedProcess:
+    script = textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from kg import ingest, store as store_module
+        store_module.BULK_TRIPLES = 0  # a replacement of any size goes through swap_staged, as a large one does
+        steps = []
+        def reached(step):
+            steps.append(step)
+            if step == {kill_at!r}:
+                os._exit(9)  # no cleanup, as kill -9
+        store_module._reached = reached
+        s = store_module.Store({str(path)!r})
+        [outcome] = ingest.load(s, [Path({str(results)!r})])
+        assert outcome.status == "loaded", outcome.problems
+        print("|".join(steps))
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+def _loaded_before_it_grew(tmp_path: Path, name: str) -> tuple[Path, Path, str]:
+    """A store of the examples as they are, and the routing results grown (_appended_estate)."""
+    estate, results = _appended_estate(tmp_path)
+    grown = results.read_text()
+    results.write_text((EXAMPLES / "cubby-routing.earl.jsonl").read_text())
+    path = tmp_path / name
+    store = Store(path)
+    assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
+    del store
+    results.write_text(grown)
+    return path, results, grown
+
+
+def test_a_large_replacement_goes_through_every_step_the_kill_tests_stop_at(tmp_path):
+    path, results, _ = _loaded_before_it_grew(tmp_path, "store")
+    done = _replace_in_a_process(path, results, None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().split("|") == list(SWAP_STEPS)
+
+
+@pytest.mark.parametrize("step", SWAP_STEPS)
+def test_a_large_replacement_killed_at_each_step_leaves_the_old_state_or_the_new_one(tmp_path, step):
+    """Killed before its one update commits ("swapped"), the store reopens exactly as it was; killed
+    at or after it, exactly as the replacement run to its end leaves it: the new source, its
+    record and the verdicts made of it (the next writer drops the staging graph and rebuilds the
+    layers the kill left half derived). Never a mix."""
+    old_path, results, _ = _loaded_before_it_grew(tmp_path, "old")
+    new_path = tmp_path / "new"
+    shutil.copytree(old_path, new_path)
+    killed_path = tmp_path / "killed"
+    shutil.copytree(old_path, killed_path)
+    old = _settled(Store(old_path).dump())
+    done = _replace_in_a_process(new_path, results, None)
+    assert done.returncode == 0, done.stderr
+    new = _settled(Store(new_path).dump())
+    assert new != old
+    killed = _replace_in_a_process(killed_path, results, step)
+    assert killed.returncode == 9, killed.stderr
+    reopened = _settled(Store(killed_path).dump())
+    expected = old if SWAP_STEPS.index(step) < SWAP_STEPS.index("swapped") else new
+    assert reopened == expected, f"killed at {step!r}: the store reopened neither as it was nor as the replacement leaves it"
