@@ -488,3 +488,38 @@ def test_a_large_replacement_killed_at_each_step_leaves_the_old_state_or_the_new
     reopened = _settled(Store(killed_path).dump())
     expected = old if SWAP_STEPS.index(step) < SWAP_STEPS.index("swapped") else new
     assert reopened == expected, f"killed at {step!r}: the store reopened neither as it was nor as the replacement leaves it"
+
+
+def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_replacement_does(tmp_path, monkeypatch):
+    """A revision (--revise) takes triples out as well as putting others in: swapped in by its
+    differences (swap_staged), the store holds what the one-update replacement makes of it — the
+    changed line's old triples gone, its verdict and tally derived again, the revision recorded."""
+    import re
+    from kg import store as store_module
+    estate = tmp_path / "estate"
+    shutil.copytree(EXAMPLES, estate)
+    results = estate / "cubby-routing.earl.jsonl"
+    original = results.read_text()
+    first, *rest = original.splitlines(keepends=True)
+    row = json.loads(first)
+    changed = json.dumps({**row, "outcome": "cantTell", "failureCause": "grader", "selectionOutcome": None}) + "\n"
+    swapped = []
+    real = Store.swap_staged
+    monkeypatch.setattr(Store, "swap_staged", lambda self, record, history="": (swapped.append(record.graph),
+                                                                               real(self, record, history))[1])
+    dumps = {}
+    for name, threshold in (("one update", 10 ** 9), ("differences", 0)):
+        monkeypatch.setattr(store_module, "BULK_TRIPLES", threshold)
+        results.write_text(original)
+        store = Store(tmp_path / name.replace(" ", "-"))
+        assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
+        before = store.dump()
+        results.write_text(changed + "".join(rest))
+        [outcome] = ingest.load(store, [results], revise=True)
+        assert outcome.status == "loaded", outcome.problems
+        assert store.dump() != before
+        # load and revision times differ between the two runs
+        dumps[name] = [line for line in _settled(store.dump())
+                       if not (line.endswith(b"<urn:kg:catalogue> .") and re.search(rb'T[0-9:]+(Z|\+00:00)"\^\^', line))]
+    assert swapped == [results.resolve().as_uri()]
+    assert dumps["differences"] == dumps["one update"], (set(dumps["differences"]) ^ set(dumps["one update"]))
