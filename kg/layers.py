@@ -34,7 +34,11 @@ from .terms import CATALOGUE_GRAPH, KG
 CHANGED = "urn:kg:layer:changed"
 TOUCHED = "urn:kg:layer:touched"
 DERIVING = "urn:kg:layer:deriving"
-SCRATCH = (CHANGED, TOUCHED, DERIVING)
+# a replacement swapped in from staging (Store.swap_staged): the triples it takes out of the source's
+# graph and those it puts in, kept apart so that only the keys they touch are marked
+REMOVED = "urn:kg:layer:removed"
+ADDED = "urn:kg:layer:added"
+SCRATCH = (CHANGED, TOUCHED, DERIVING, REMOVED, ADDED)
 # keys derived per transaction where a write is too large for one (a bulk load, a rebuild): the cost
 # of one Oxigraph transaction grows faster than its size (three 1,700-assertion files re-derived in
 # one took 1.8x as long as one by one)
@@ -236,6 +240,11 @@ def as_constructs(step: str) -> list[tuple[str, str | None]]:
 
 def take(limit: int | None = None) -> str:
     return _compose(_take(limit))
+
+
+def drop_deriving() -> str:
+    """The keys of a chunk derived in bulk, done with."""
+    return f"DROP SILENT GRAPH <{DERIVING}>"
 
 
 def touched_query() -> str:

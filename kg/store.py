@@ -457,22 +457,41 @@ class Store(CatalogueStore):
 
     def swap_staged(self, record: SourceRecord, history: str = "") -> None:
         """A replaced source's new triples, bulk-written into its staging graph, put in place of the
-        old ones: the old triples' keys marked in bulk while they are there, then one update drops
-        the old graph, moves the staging graph in and switches the record (readers read the old
-        state until it commits), then the new triples' keys are marked and derived in bulk, as a
-        first load's are. Cut short before the update: the store is as it was (the staging graph is
-        dropped, the layers rebuilt, by the next writer); after: the new state, its layers rebuilt.
-        The update is one transaction whose size is the file's (Oxigraph holds a transaction's
-        writes in memory): the one part of a replacement that is not bounded by a chunk."""
+        old ones by what differs between the two: the triples only the old graph holds and those
+        only the staging graph holds are copied (by queries, in bulk) into two scratch graphs; the
+        keys of the first are marked while they are still in place; then ONE update takes them out
+        of the source's graph, puts the second in and switches the record — a transaction the size
+        of the difference, not of the file (an evidence file only grows, so its difference is what
+        was appended; a `--force` of the same file, none but its blank nodes); then the keys of the
+        triples put in are marked and only the marked keys derived, in bulk, and the staging graph
+        dropped. Readers read the old state until the update commits (they wait while verdicts are
+        derived); cut short before it, the store is as it was; after it, the new state — the next
+        writer drops the staging graph and rebuilds the layers either way (the scratch graphs say a
+        write was cut short). The copies and the staging graph are dropped before the keys are
+        derived: the rules read assertions in any graph. Kill tests: tests/test_store.py, `_reached`."""
         record.loaded_at = record.loaded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
         graph, staging = record.graph, record.graph + STAGING_SUFFIX
         self._bulk_loaded += record.triples
-        self.ox.update(layers.flag([graph]))
+        for into, only_in, not_in in ((layers.REMOVED, graph, staging), (layers.ADDED, staging, graph)):
+            self._run_in_bulk([(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH <{only_in}> {{ ?s ?p ?o }} "
+                                f"FILTER NOT EXISTS {{ GRAPH <{not_in}> {{ ?s ?p ?o }} }} }}", into)])
+        _reached("differences copied")
+        self.ox.update(layers.flag([layers.REMOVED]))
         self._mark_in_bulk()
-        self.ox.update(f"DROP SILENT GRAPH <{graph}> ;\nMOVE SILENT GRAPH <{staging}> TO GRAPH <{graph}> ;\n"
+        _reached("old keys marked")
+        self.ox.update(f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{layers.REMOVED}> {{ ?s ?p ?o }} }} ;\n"
+                       f"INSERT {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{layers.ADDED}> {{ ?s ?p ?o }} }} ;\n"
                        + _delete_record(graph) + " ;\n"
-                       + f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }}")
+                       + f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{record.ntriples()}{history}}} }} ;\n"
+                       + f"DROP SILENT GRAPH <{layers.REMOVED}> ;\nDROP SILENT GRAPH <{layers.CHANGED}> ;\n"
+                       + layers.flag([layers.ADDED]))
+        _reached("swapped")
         self._mark_in_bulk()
+        _reached("new keys marked")
+        # the rules read assertions in any graph: the copies go before the keys are derived
+        self.ox.update(f"DROP SILENT GRAPH <{layers.ADDED}>")
+        self.drop_graph(staging)
+        _reached("staging dropped")
         self._derive_marked_in_bulk("")
 
     def _derive_in_bulk(self, graphs: list[str] | None, change: str) -> None:
@@ -492,10 +511,20 @@ class Store(CatalogueStore):
             self._run_in_bulk(layers.as_constructs(layer.mark))
 
     def _derive_marked_in_bulk(self, change: str) -> None:
-        """Every marked key derived, layer by layer in their order, then `change` with the closing update."""
-        self.ox.update(layers.take())
-        for layer in layers.load():
-            self._run_in_bulk(layers.as_constructs(layer.derive))
+        """Every marked key derived, CHUNK_KEYS keys at a time (each chunk layer by layer in their
+        order), then `change` with the closing update. A chunk at a time, not the file's keys at
+        once: the engine holds a query's joins and groups, and the bulk insert its triples, in
+        memory, so deriving a whole file's keys in one pass made peak memory grow with the file
+        (BENCHMARKS.md, "Big single files"). Every rule is per key (a case and a system), so the
+        chunks derive what one pass would; the derive steps run at least once (the plans layer's
+        rule is over every source)."""
+        while True:
+            self.ox.update(layers.take(layers.CHUNK_KEYS))
+            for layer in layers.load():
+                self._run_in_bulk(layers.as_constructs(layer.derive))
+            self.ox.update(layers.drop_deriving())
+            if not self.ask(layers.touched_query()):
+                break
         self.ox.update(layers.finish(change))
 
     def _run_in_bulk(self, operations) -> None:
@@ -567,6 +596,11 @@ class Store(CatalogueStore):
         sys.stderr.write(f"kg: {self.path} holds {len(partial)} graph(s) of a load in progress or cut short "
                          f"(first: {partial[0].value}); reading the sources as the catalogue records them, "
                          f"as they were before that load (a cut-short load is cleared by the next `kg load`)\n")
+
+
+def _reached(step: str) -> None:
+    """A step of a replacement done (Store.swap_staged): nothing here; the kill tests stop the
+    process at each one (tests/test_store.py)."""
 
 
 def _open_read_only(path: str, attempts: int = 5) -> ox.Store:

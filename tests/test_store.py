@@ -125,6 +125,24 @@ def test_bulk_loaded_sources_hold_what_a_transactional_load_holds(monkeypatch):
     assert _without_load_times(bulk.dump()) == _without_load_times(transactional.dump())
 
 
+def test_verdicts_derived_in_bulk_a_chunk_of_keys_at_a_time_are_those_of_one_pass(monkeypatch):
+    """A bulk load derives its verdicts CHUNK_KEYS keys (a case and a system) at a time, so that its
+    memory does not grow with the file; with two keys a chunk the examples' results take several
+    chunks, and the store holds what the transactional load makes in one update."""
+    from kg import layers, store as store_module
+    transactional = Store(":memory:")
+    ingest.load(transactional, [EXAMPLES])
+    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    monkeypatch.setattr(layers, "CHUNK_KEYS", 2)
+    chunks = []
+    take = layers.take
+    monkeypatch.setattr(layers, "take", lambda limit=None: chunks.append(limit) or take(limit))
+    bulk = Store(":memory:")
+    ingest.load(bulk, [EXAMPLES])
+    assert len(chunks) > 3 and set(chunks) == {2}, chunks
+    assert _without_load_times(bulk.dump()) == _without_load_times(transactional.dump())
+
+
 def test_a_bulk_load_killed_before_its_record_is_cleared_by_the_next_writer(tmp_path):
     """bulk_load is not atomic: the graph goes in, then the record. A process that dies in between
     leaves a graph no record names; a reader reads the state before that load (and says so), the
@@ -384,3 +402,124 @@ def test_a_second_writer_is_refused_and_changes_nothing(tmp_path):
         holder.communicate("done\n", timeout=60)
     sources = json.loads(run_kg("query", "sources", "--format", "json", "--store", path).stdout)
     assert [s["kind"] for s in sources if s["kind"] != "vocabulary"] == ["ontology"]  # nothing else went in
+
+
+# ── a large replacement killed at each of its steps (Store.swap_staged): old state or new, never a mix ──
+SWAP_STEPS = ("differences copied", "old keys marked", "swapped", "new keys marked", "staging dropped")
+
+
+def _settled(dump: bytes) -> list[bytes]:
+    """A dump without what differs between two runs of one load: load times, blank-node names, and
+    the count of triples bulk-loaded since compaction (written by the closing flush a killed
+    process never reaches)."""
+    return [line for line in _without_load_times(dump) if b"bulkLoadedSinceCompaction" not in line]
+
+
+def _appended_estate(tmp_path: Path) -> tuple[Path, Path]:
+    """The examples, and the routing results with one line appended that supersedes the first
+    assertion with another outcome (an evidence file only grows): its verdict, and its tally, change."""
+    estate = tmp_path / "estate"
+    shutil.copytree(EXAMPLES, estate)
+    results = estate / "cubby-routing.earl.jsonl"
+    first = json.loads(results.read_text().splitlines()[0])
+    results.write_text(results.read_text() + json.dumps(
+        {**first, "id": "a-9999", "outcome": "failed", "selectionOutcome": None, "supersedes": first["id"]}) + "\n")
+    return estate, results
+
+
+def _replace_in_a_process(path: Path, results: Path, kill_at: str | None) -> subprocess.CompletedProcess:
+    script = textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from kg import ingest, store as store_module
+        store_module.BULK_TRIPLES = 0  # a replacement of any size goes through swap_staged, as a large one does
+        steps = []
+        def reached(step):
+            steps.append(step)
+            if step == {kill_at!r}:
+                os._exit(9)  # no cleanup, as kill -9
+        store_module._reached = reached
+        s = store_module.Store({str(path)!r})
+        [outcome] = ingest.load(s, [Path({str(results)!r})])
+        assert outcome.status == "loaded", outcome.problems
+        print("|".join(steps))
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+def _loaded_before_it_grew(tmp_path: Path, name: str) -> tuple[Path, Path, str]:
+    """A store of the examples as they are, and the routing results grown (_appended_estate)."""
+    estate, results = _appended_estate(tmp_path)
+    grown = results.read_text()
+    results.write_text((EXAMPLES / "cubby-routing.earl.jsonl").read_text())
+    path = tmp_path / name
+    store = Store(path)
+    assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
+    del store
+    results.write_text(grown)
+    return path, results, grown
+
+
+def test_a_large_replacement_goes_through_every_step_the_kill_tests_stop_at(tmp_path):
+    path, results, _ = _loaded_before_it_grew(tmp_path, "store")
+    done = _replace_in_a_process(path, results, None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().split("|") == list(SWAP_STEPS)
+
+
+@pytest.mark.parametrize("step", SWAP_STEPS)
+def test_a_large_replacement_killed_at_each_step_leaves_the_old_state_or_the_new_one(tmp_path, step):
+    """Killed before its one update commits ("swapped"), the store reopens exactly as it was; killed
+    at or after it, exactly as the replacement run to its end leaves it: the new source, its
+    record and the verdicts made of it (the next writer drops the staging graph and rebuilds the
+    layers the kill left half derived). Never a mix."""
+    old_path, results, _ = _loaded_before_it_grew(tmp_path, "old")
+    new_path = tmp_path / "new"
+    shutil.copytree(old_path, new_path)
+    killed_path = tmp_path / "killed"
+    shutil.copytree(old_path, killed_path)
+    old = _settled(Store(old_path).dump())
+    done = _replace_in_a_process(new_path, results, None)
+    assert done.returncode == 0, done.stderr
+    new = _settled(Store(new_path).dump())
+    assert new != old
+    killed = _replace_in_a_process(killed_path, results, step)
+    assert killed.returncode == 9, killed.stderr
+    reopened = _settled(Store(killed_path).dump())
+    expected = old if SWAP_STEPS.index(step) < SWAP_STEPS.index("swapped") else new
+    assert reopened == expected, f"killed at {step!r}: the store reopened neither as it was nor as the replacement leaves it"
+
+
+def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_replacement_does(tmp_path, monkeypatch):
+    """A revision (--revise) takes triples out as well as putting others in: swapped in by its
+    differences (swap_staged), the store holds what the one-update replacement makes of it — the
+    changed line's old triples gone, its verdict and tally derived again, the revision recorded."""
+    import re
+    from kg import store as store_module
+    estate = tmp_path / "estate"
+    shutil.copytree(EXAMPLES, estate)
+    results = estate / "cubby-routing.earl.jsonl"
+    original = results.read_text()
+    first, *rest = original.splitlines(keepends=True)
+    row = json.loads(first)
+    changed = json.dumps({**row, "outcome": "cantTell", "failureCause": "grader", "selectionOutcome": None}) + "\n"
+    swapped = []
+    real = Store.swap_staged
+    monkeypatch.setattr(Store, "swap_staged", lambda self, record, history="": (swapped.append(record.graph),
+                                                                               real(self, record, history))[1])
+    dumps = {}
+    for name, threshold in (("one update", 10 ** 9), ("differences", 0)):
+        monkeypatch.setattr(store_module, "BULK_TRIPLES", threshold)
+        results.write_text(original)
+        store = Store(tmp_path / name.replace(" ", "-"))
+        assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
+        before = store.dump()
+        results.write_text(changed + "".join(rest))
+        [outcome] = ingest.load(store, [results], revise=True)
+        assert outcome.status == "loaded", outcome.problems
+        assert store.dump() != before
+        # load and revision times differ between the two runs
+        dumps[name] = [line for line in _settled(store.dump())
+                       if not (line.endswith(b"<urn:kg:catalogue> .") and re.search(rb'T[0-9:]+(Z|\+00:00)"\^\^', line))]
+    assert swapped == [results.resolve().as_uri()]
+    assert dumps["differences"] == dumps["one update"], (set(dumps["differences"]) ^ set(dumps["one update"]))
