@@ -43,6 +43,19 @@ class RemoteError(StoreUnavailable):
     """A remote engine refused or failed; the message names the endpoint, the status and what to check."""
 
 
+def _setting(key: str, value, kind, example: str):
+    """A number setting of the endpoint, positive: KG_ENDPOINT_RETRIES=0 made no attempt at all and
+    the caller crashed on its missing answer; a word there was a traceback."""
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not number > 0:  # (NaN too)
+        raise RemoteError(f"KG_ENDPOINT_{key.upper()} (or `{key}` in KG_CONFIG) is {value!r}; "
+                          f"it takes a number above 0 ({example})")
+    return number
+
+
 @dataclass
 class Endpoint:
     query: str
@@ -79,8 +92,10 @@ class Endpoint:
             raise RemoteError(f"KG_ENDPOINT_AUTH is {auth!r}; it takes one of {', '.join(AUTH_SCHEMES)}")
         return cls(query=pick("query", f"{base}/query"), update=pick("update", f"{base}/update"),
                    gsp=pick("gsp", f"{base}/store"), user=pick("user"), password=pick("password"),
-                   token=pick("token"), timeout=float(pick("timeout", 120)), retries=int(pick("retries", 3)),
-                   max_rows=int(pick("max_rows")) if pick("max_rows") else None, auth=auth)
+                   token=pick("token"), timeout=_setting("timeout", pick("timeout", 120), float, "seconds, e.g. 120"),
+                   retries=_setting("retries", pick("retries", 3), int, "attempts, e.g. 3"),
+                   max_rows=_setting("max_rows", pick("max_rows"), int, "rows, e.g. 10000") if pick("max_rows") else None,
+                   auth=auth)
 
     @property
     def digest(self) -> bool:

@@ -145,3 +145,14 @@ def test_a_server_whose_default_graph_is_not_the_union_is_refused(separate_defau
     done = run_kg("query", "replay-sets", "--endpoint", url)
     assert (done.returncode, "Traceback" in done.stderr, done.stdout) == (1, False, ""), done.stderr
     assert "--union-default-graph" in done.stderr and "tdb2:unionDefaultGraph" in done.stderr
+
+
+@pytest.mark.parametrize("setting, value", [("RETRIES", "0"), ("RETRIES", "three"), ("TIMEOUT", "-1"),
+                                            ("TIMEOUT", "nan"), ("MAX_ROWS", "0")])
+def test_an_endpoint_setting_that_is_not_a_positive_number_is_a_clear_error(setting, value):
+    # KG_ENDPOINT_RETRIES=0 made no attempt and crashed on the missing answer ("cannot unpack
+    # NoneType"); a word or a negative number was a traceback or a request with no time to answer
+    done = run_kg("query", "pass-at-k", env={"KG_ENDPOINT": "http://127.0.0.1:9", f"KG_ENDPOINT_{setting}": value})
+    assert done.returncode != 0
+    assert f"KG_ENDPOINT_{setting}" in done.stderr and "a number above 0" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
