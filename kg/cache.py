@@ -10,6 +10,7 @@ cached (a server may change behind kg's back); the cache lives beside the store,
 folder per state, and a new state removes the older ones."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -66,15 +67,22 @@ class AnswerCache:
     def put(self, text: str, variables: list[str], rows: list[tuple]) -> None:
         """Written whole, then renamed into place: a report running beside never reads half an answer;
         a cache that cannot be written (a read-only folder, a full disk) is only not kept."""
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            target = self._file(text)
-            scratch = target.with_name(f".{target.name}.{os.getpid()}")
-            scratch.write_text(json.dumps({"text": text, "variables": variables,
-                                              "rows": [[_tagged(v) for v in row] for row in rows]}), encoding="utf-8")
-            os.replace(scratch, target)
-        except OSError:
-            pass
+        keep(self._file(text), json.dumps({"text": text, "variables": variables,
+                                           "rows": [[_tagged(v) for v in row] for row in rows]}))
+
+
+def keep(path: Path, text: str) -> None:
+    """A file kept for a later report (an answer, a drawn chart, a rendered download): written whole,
+    then renamed into place, so a report running beside never reads half of one; a file that cannot
+    be written (a read-only folder, a full disk) is only not kept, and leaves no scratch behind."""
+    scratch = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch.write_text(text, encoding="utf-8")
+        os.replace(scratch, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink(missing_ok=True)
 
 
 def _tagged(value):

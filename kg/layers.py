@@ -162,7 +162,7 @@ def _take(limit: int | None) -> list[str]:
 
 
 def _derive_taken() -> list[str]:
-    return [layer.derive for layer in load()] + [f"DROP SILENT GRAPH <{DERIVING}>"]
+    return [layer.derive for layer in load()] + [drop_deriving()]
 
 
 def marking(graphs: list[str]) -> str:

@@ -29,7 +29,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from . import catalogue, output, paths
-from .cache import AnswerCache
+from .cache import AnswerCache, keep
 from .errors import OutputUnwritable, UsageError
 from .output import shorten
 from .terms import PREFIXES
@@ -129,7 +129,7 @@ class Site:
                 text = output.render(result.columns, result.rows, fmt)
                 written.append(_write(target, text))
                 if kept is not None:
-                    _keep(kept, text)
+                    keep(kept, text)
         return written
 
     # ── the verdicts behind every figure ──
@@ -429,7 +429,7 @@ class Site:
                 return Markup(f'<p class="chart-not-drawn" role="note"><strong>chart not drawn:</strong> '
                               f'{escape(reason)}. {escape(alt)}</p>')
             if kept is not None:
-                _keep(kept, svg)
+                keep(kept, svg)
         self.charts[name] = alt
         if links is not None:
             return inline_svg(name, svg, alt, links)
@@ -736,17 +736,6 @@ def _copy(kept: Path, target: Path) -> bool:
         return True
     except OSError:
         return False
-
-
-def _keep(path: Path, text: str) -> None:
-    """Keeps a drawn chart: written whole, then renamed; a cache that cannot be written is only not kept."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}")
-        scratch.write_text(text, encoding="utf-8")
-        os.replace(scratch, path)
-    except OSError:
-        pass
 
 
 _SVG_ID = re.compile(r'\bid="([^"]+)"')
