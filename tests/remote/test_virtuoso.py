@@ -232,6 +232,10 @@ def test_cli_against_virtuoso_prints_what_the_embedded_store_prints(server, remo
     marked = [n for n in QUERIES if "virtuoso" in CATALOGUE[n].unsupported and not required_params(CATALOGUE[n])]
     if marked:  # a query Virtuoso would answer wrongly: refused, nothing printed
         unsupported = run_kg("query", marked[0], env=env)
+        if "no answer within the timeout" in unsupported.stderr:
+            # kg asks the server its name (a trivial ASK) before it refuses; a server still busy with
+            # a query an earlier test gave up on can leave even that unanswered: once more
+            unsupported = run_kg("query", marked[0], env=env)
         assert unsupported.returncode == 1 and unsupported.stdout == ""
         assert "is not run on virtuoso" in unsupported.stderr and "Traceback" not in unsupported.stderr
 
