@@ -17,6 +17,7 @@ import numbers
 import os
 import re
 import shutil
+import stat
 import sys
 import time
 from contextlib import contextmanager
@@ -1105,7 +1106,7 @@ def check_out(out: Path, protected: dict[str, Path] | None = None) -> None:
     enclosing them, and the store or a folder holding it. Nothing is touched either way."""
     out = out.absolute()
     how = "choose a new folder for the report (e.g. --out build/report), or one an earlier kg report made"
-    real = Path(os.path.realpath(out))
+    real = _real(out)
     guarded = {"the working folder": Path.cwd().resolve(), "your home folder": Path.home().resolve(),
                "the root folder": Path("/")}
     for what, place in guarded.items():
@@ -1116,21 +1117,76 @@ def check_out(out: Path, protected: dict[str, Path] | None = None) -> None:
         place = Path(os.path.realpath(place))
         if _encloses(real, place) or _encloses(place, real):
             raise UnsafeOutput(f"--out {out} is {what} ({place}), inside it or a folder holding it: {how}")
-    if out.is_symlink():
-        target = Path(os.path.realpath(out))
+    for _ in range(20):  # another run may be publishing this --out right now: look again until a look holds still
+        refusal = _look_at_out(out, how)
+        if refusal is not _MOVED:
+            break
+    else:
+        refusal = f"--out {out} kept changing while kg looked at it (another program is writing there): {how}"
+    if refusal:
+        raise UnsafeOutput(refusal)
+
+
+_MOVED = object()  # what _look_at_out says when --out changed while it looked
+
+
+def _look_at_out(out: Path, how: str):
+    """None if kg may replace `out`, else why not — judged on one state of it. `out` is read once
+    (lstat, then readlink) and every later step checks that it still is what was read: three cron
+    runs at once once saw 'not a link' and then, a run having just linked it, 'a folder', and refused
+    kg's own site. Returns _MOVED when `out` changed under the look."""
+    try:
+        kind = os.lstat(out).st_mode
+    except FileNotFoundError:
+        return None  # nothing there to lose
+    if stat.S_ISLNK(kind):
+        try:
+            pointed = os.readlink(out)
+        except (FileNotFoundError, OSError):
+            return _MOVED
+        target = _real(Path(out.parent, pointed))
         built_by_kg = target.parent == Path(os.path.realpath(out.parent)) and target.is_dir() and (
             _is_ours(target) or re.fullmatch(rf"\.{re.escape(out.name)}\.\d{{8}}T\d{{6}}-\d+-\d+", target.name))
-        if not built_by_kg:  # (a build of a kg before the marker is known by its name; it is replaced, never removed)
-            raise UnsafeOutput(f"--out {out} is a symbolic link kg did not make (to {os.readlink(out)}): {how}")
-    elif out.is_dir():
-        if not _is_ours(out) and any(out.iterdir()):  # an empty folder holds nothing to lose
+        if built_by_kg:  # (a build of a kg before the marker is known by its name; it is replaced, never removed)
+            return None
+        if _still_points(out, pointed):  # not a run that replaced the link and removed the build meanwhile
+            return f"--out {out} is a symbolic link kg did not make (to {pointed}): {how}"
+        return _MOVED
+    if stat.S_ISDIR(kind):
+        try:
+            if (out / MARKER).is_file() or not any(out.iterdir()):  # an empty folder holds nothing to lose
+                return None
             entries = sorted(p.name for p in out.iterdir())
-            held = f"it holds {len(entries)} entries: {', '.join(entries[:5])}{', …' if len(entries) > 5 else ''}"
-            raise UnsafeOutput(f"--out {out} is a folder kg did not make ({held}, and no {MARKER} marker); "
-                               f"kg replaces the whole --out folder, so it refuses: {how}, "
-                               f"or remove that folder yourself if it is an old report")
-    elif out.exists():
-        raise UnsafeOutput(f"--out {out} is a file, not a folder: {how}")
+        except FileNotFoundError:
+            return _MOVED
+        try:
+            if not stat.S_ISDIR(os.lstat(out).st_mode):
+                return _MOVED  # a run replaced kg's marked folder by its link meanwhile
+        except FileNotFoundError:
+            return _MOVED
+        held = f"it holds {len(entries)} entries: {', '.join(entries[:5])}{', …' if len(entries) > 5 else ''}"
+        return (f"--out {out} is a folder kg did not make ({held}, and no {MARKER} marker); "
+                f"kg replaces the whole --out folder, so it refuses: {how}, "
+                f"or remove that folder yourself if it is an old report")
+    return f"--out {out} is a file, not a folder: {how}"
+
+
+def _real(path: Path) -> Path:
+    """os.path.realpath, which raises when a link it is reading is removed under it (another run
+    replacing its --out link): read again; the folder holding `path` does not move."""
+    for _ in range(20):
+        try:
+            return Path(os.path.realpath(path))
+        except OSError:
+            continue
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
+def _still_points(out: Path, pointed: str) -> bool:
+    try:
+        return os.readlink(out) == pointed
+    except OSError:
+        return False
 
 
 @contextmanager

@@ -184,3 +184,39 @@ def test_a_full_disk_under_the_report_publishes_nothing_and_leaves_no_partial_bu
         assert history.returncode == 1 and "Traceback" not in history.stderr, history.stderr
         assert "cannot write the coverage snapshot" in history.stderr
         assert list((disk / "history").iterdir()) == []  # no snapshot cut short for the trend to trip on
+
+
+def test_a_run_checking_out_while_another_publishes_it_never_mistakes_the_site_for_a_foreign_folder(tmp_path):
+    """Three cron runs at once failed so in CI: one run looked at --out while another put its first
+    link there, saw 'not a link' and then 'a folder', and refused the site as a folder kg did not make.
+    Here one thread puts up and takes down a link to a marked build as fast as it can while the
+    other checks --out over and over; every look must be of one state of it."""
+    import threading
+    import time
+
+    out, built = tmp_path / "site", tmp_path / ".site.20260101T000000-1-1"
+    built.mkdir()
+    (built / report.MARKER).write_text(report.MARKER_TEXT)
+    (built / "index.html").write_text("<html></html>\n")
+    stop, refusals, checks = threading.Event(), [], 0
+
+    def flip():
+        while not stop.is_set():
+            link = tmp_path / ".site.link-x"
+            link.symlink_to(built.name)
+            os.replace(link, out)
+            os.unlink(out)
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    try:
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and not refusals:
+            checks += 1
+            try:
+                report.check_out(out)
+            except report.UnsafeOutput as err:
+                refusals.append(str(err))
+    finally:
+        stop.set()
+        flipper.join()
+    assert checks > 1000 and refusals == [], refusals[:1]
