@@ -136,17 +136,23 @@ WHERE {
       UNION
       { GRAPH ?candidates { ?case apeval:candidateOutcome ?description } BIND("candidate outcome" AS ?role) }
       UNION
-      { # a decline with no expected outcome: the products of its set
-        GRAPH ?behaviours { ?case apeval:expectedBehaviour apeval:behaviour-decline }
-        FILTER NOT EXISTS { GRAPH ?own { ?case apeval:expectedOutcome ?its_own } }
-        GRAPH ?sets { ?case apeval:inReplaySet ?set }
-        GRAPH ?members { ?other apeval:inReplaySet ?set }
-        GRAPH ?products { ?other apeval:expectedOutcome|apeval:candidateOutcome ?description }
-        FILTER NOT EXISTS { GRAPH ?other_behaviours { ?other apeval:expectedBehaviour apeval:behaviour-decline } }
-        # that asks for something (a description asking for nothing is satisfied by every situation)
-        { GRAPH ?asks { ?description apeval:describesClass|apeval:describesMissing ?something } }
-        UNION
-        { GRAPH ?asks { ?description apeval:describesAsk ?ask } FILTER(?ask = true) }
+      { # a decline with no expected outcome: the products of its set. Its own sub-selects, the
+        # touched declines found first: joined in the pattern above, Oxigraph read every member of
+        # every set's products before it filtered the declines (50 s for 477 keys of the 10k estate, 0.3 s so)
+        { SELECT DISTINCT ?case ?description WHERE {
+            { SELECT DISTINCT ?case ?set WHERE {
+                GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?any_system }
+                GRAPH ?behaviours { ?case apeval:expectedBehaviour apeval:behaviour-decline }
+                FILTER NOT EXISTS { GRAPH ?own { ?case apeval:expectedOutcome ?its_own } }
+                GRAPH ?sets { ?case apeval:inReplaySet ?set } } }
+            GRAPH ?members { ?other apeval:inReplaySet ?set }
+            FILTER NOT EXISTS { GRAPH ?other_behaviours { ?other apeval:expectedBehaviour apeval:behaviour-decline } }
+            GRAPH ?products { ?other apeval:expectedOutcome|apeval:candidateOutcome ?description }
+            # that asks for something (a description asking for nothing is satisfied by every situation)
+            { GRAPH ?asks { ?description apeval:describesClass|apeval:describesMissing ?something } }
+            UNION
+            { GRAPH ?asks { ?description apeval:describesAsk ?ask } FILTER(?ask = true) }
+        } }
         BIND("decline product" AS ?role) }
       FILTER(isIRI(?situation) && isIRI(?description))
   } }
