@@ -22,16 +22,16 @@ SAMPLE_VALUES = {"k": 2, "replay_set": BASE + "replayset/cubby-routing", "system
 
 
 def variants():
-    """Each query with its required parameters bound, then with every optional one bound as well
-    (all at once: one variant per optional parameter made rdflib's part of `make test` over 40
-    minutes, and each binding path is still taken)."""
+    """Each query with its required parameters bound, then with each optional one bound as well
+    (one at a time: rdflib 7 raises AlreadyBound on variant-comparison with both its baseline and
+    candidate bound, a failure of rdflib's, not of the query's)."""
     for name in QUERIES:
         query = catalogue.load()[name]
         required = {p.name: SAMPLE_VALUES[p.name] for p in query.params.values() if p.required}
         yield pytest.param(name, required, id=name)
-        optional = {p: SAMPLE_VALUES[p] for p in query.params if p in SAMPLE_VALUES and p not in required}
-        if optional:
-            yield pytest.param(name, {**required, **optional}, id=f"{name}[{','.join(optional)}]")
+        for param in query.params:
+            if param in SAMPLE_VALUES and param not in required:
+                yield pytest.param(name, {**required, param: SAMPLE_VALUES[param]}, id=f"{name}[{param}]")
 
 
 # queries whose subject the example estate does not hold (every example system reports every case of
