@@ -1142,7 +1142,7 @@ def _look_at_out(out: Path, how: str):
     if stat.S_ISLNK(kind):
         try:
             pointed = os.readlink(out)
-        except (FileNotFoundError, OSError):
+        except OSError:  # gone, or no longer a link
             return _MOVED
         target = _real(Path(out.parent, pointed))
         built_by_kg = target.parent == Path(os.path.realpath(out.parent)) and target.is_dir() and (
@@ -1157,9 +1157,6 @@ def _look_at_out(out: Path, how: str):
             if (out / MARKER).is_file() or not any(out.iterdir()):  # an empty folder holds nothing to lose
                 return None
             entries = sorted(p.name for p in out.iterdir())
-        except FileNotFoundError:
-            return _MOVED
-        try:
             if not stat.S_ISDIR(os.lstat(out).st_mode):
                 return _MOVED  # a run replaced kg's marked folder by its link meanwhile
         except FileNotFoundError:
