@@ -6,31 +6,61 @@ from __future__ import annotations
 from .catalogue import literal_value
 
 
+def _matches(rows):
+    """For a list of evaluated rows, a function giving the rows that may be compatible with a row:
+    the rows are indexed on the variables every one of them binds, per set of those the row binds."""
+    always = frozenset.intersection(*(frozenset(row.keys()) for row in rows)) if rows else frozenset()
+    indexes: dict[tuple, dict] = {}
+
+    def candidates(x):
+        keys = tuple(sorted((v for v in always if v in x), key=str))
+        if not keys:
+            return rows
+        index = indexes.get(keys)
+        if index is None:
+            index = indexes[keys] = {}
+            for row in rows:
+                index.setdefault(tuple(row[v] for v in keys), []).append(row)
+        return index.get(tuple(x[v] for v in keys), ())
+    return candidates
+
+
 def _hash_join(a, b):
-    """rdflib's join of two evaluated parts (its `_join`), by hash: the rows of `b` are indexed on
-    the variables every one of them binds, and each row of `a` meets only the rows that agree with
-    it there, then is checked for compatibility as rdflib checks it. The same solutions as rdflib's
-    nested loop, which tries every pair: for a catalogue query that joins a dozen sub-selects of a
-    few hundred rows each (the verdict layer read property by property), minutes instead of seconds."""
+    """rdflib's join of two evaluated parts (its `_join`), by hash: each row of `a` meets only the
+    rows of `b` that agree with it on the variables every row of `b` binds (`_matches`), then is
+    checked for compatibility as rdflib checks it. The same solutions as rdflib's nested loop, which
+    tries every pair: for a catalogue query that joins a dozen sub-selects of a few hundred rows each
+    (the verdict layer read property by property), minutes instead of seconds."""
     rows = list(b)
     if not rows:
         return
-    always = frozenset.intersection(*(frozenset(row.keys()) for row in rows))
-    indexes: dict[tuple, dict] = {}
+    candidates = _matches(rows)
     for x in a:
-        keys = tuple(sorted((v for v in always if v in x), key=str))
-        if not keys:
-            candidates = rows
-        else:
-            index = indexes.get(keys)
-            if index is None:
-                index = indexes[keys] = {}
-                for row in rows:
-                    index.setdefault(tuple(row[v] for v in keys), []).append(row)
-            candidates = index.get(tuple(x[v] for v in keys), ())
-        for y in candidates:
+        for y in candidates(x):
             if x.compatible(y):
                 yield x.merge(y)
+
+
+def _hash_left_join(ctx, join):
+    """rdflib's OPTIONAL (its `evalLeftJoin`), by hash: the optional part is evaluated once, as the
+    algebra defines LeftJoin(P1, P2, F), instead of once per row of the required part with that
+    row's values put in (rdflib's way, which runs a sub-select in an OPTIONAL again for every row).
+    Each row keeps the compatible optional rows its filter accepts (`_ebv`: an error is false, as
+    rdflib has it), or stands alone when none does: the same solutions."""
+    from rdflib.plugins.sparql.evaluate import evalPart
+    from rdflib.plugins.sparql.evalutils import _ebv
+    optional = list(evalPart(ctx, join.p2))
+    candidates = _matches(optional)
+    for x in evalPart(ctx, join.p1):
+        matched = False
+        for y in candidates(x):
+            if y.compatible(x):
+                merged = y.merge(x)
+                if _ebv(join.expr, merged.forget(ctx)):
+                    matched = True
+                    yield merged
+        if not matched:
+            yield x
 
 
 class RdflibEngine:
@@ -57,15 +87,15 @@ class RdflibEngine:
         import rdflib
         from .catalogue import IRI
         import rdflib.plugins.sparql.evaluate as evaluate
-        rdflib_join = evaluate._join
-        if self.hash_joins:  # for this query only (the module's function, swapped back however it ends)
-            evaluate._join = _hash_join
+        rdflib_join, rdflib_left_join = evaluate._join, evaluate.evalLeftJoin
+        if self.hash_joins:  # for this query only (the module's functions, swapped back however it ends)
+            evaluate._join, evaluate.evalLeftJoin = _hash_join, _hash_left_join
         try:
             result = self.dataset.query(text)
             names = [str(v) for v in result.vars]
             solutions = list(result)
         finally:
-            evaluate._join = rdflib_join
+            evaluate._join, evaluate.evalLeftJoin = rdflib_join, rdflib_left_join
 
         def value(term):
             if term is None:
