@@ -23,10 +23,11 @@ CASES = ["situation-check", "situation-check--system", "situation-check--uncheck
          "wrong-description-reach", "wrong-description-situations"]
 # goldens written as the files kg loads, through its loaders (which take a set before its gold before
 # its situations)
-FILE_CASES = ["situation-check--validates", "wrong-description-cases--invalid-record",
-              "wrong-description-reach--invalid-record"]
+FILE_CASES = ["situation-check--components", "situation-check--validates", "wrong-description-cases--invalid-record",
+              "wrong-description-reach--invalid-record", "wrong-description-reach--components"]
 SITUATIONS_GRAPH = "urn:kg:layer:situations"
 SATISFIES = "https://agenticprimitives.dev/ns/evaluation#satisfies"
+KG = "https://kg.example/ns#"
 
 
 def situations_layer(store: Store) -> set[str]:
@@ -79,21 +80,30 @@ def _by_content(graphs: dict[str, str], word: str) -> str:
     return found[0]
 
 
+def reaches(store: Store) -> set[str]:
+    """How each situation was reached, as the layer says (kg:reach)."""
+    return {q.object.value for q in store.ox.quads_for_pattern(None, ox.NamedNode(f"{KG}reach"), None,
+                                                                ox.NamedNode(SITUATIONS_GRAPH))}
+
+
 def test_a_gold_file_loaded_after_the_situations_re_derives_their_satisfaction():
     # situation-check: the expected outcomes are in their own graph (t:gold); without them no situation
     # has anything to satisfy, and once it is written the layer says what the golden's rows say
     graphs = graphs_of("situation-check")
     gold = _by_content(graphs, "expectedOutcome")
     store = written_without(graphs, gold)
-    assert not satisfied(store)
+    assert not satisfied(store) and reaches(store) == {"ungraded"}  # no expected outcome: no reach is graded
     write(store, gold, graphs[gold])  # a gold file states no situation: only the mark step can touch them
     assert satisfied(store), "the gold file's descriptions did not re-derive the situations' satisfaction"
+    # (the golden has a decline too, which stays ungraded)
+    assert reaches(store) - {"ungraded", "unknown"}, "the gold file's expected outcomes did not re-derive the reaches"
     assert situations_layer(store) == situations_layer(rebuilt(store))
     expected = yaml.safe_load((GOLDEN / "situation-check" / "expected.yaml").read_text())
     assert [r["satisfies_expected"] for r in rows(store, "situation-check")] == \
         [r.get("satisfies_expected") for r in expected["rows"]]
-    store.drop_source(gold)  # and dropping it takes the judgements away
-    assert not satisfied(store) and not situations_layer(store)
+    store.drop_source(gold)  # and dropping it takes the judgements away, and leaves every reach ungraded
+    assert not satisfied(store) and reaches(store) == {"ungraded"}
+    assert {t for t in situations_layer(store) if "urn:kg:reach:" not in t.split()[0]} == set()
 
 
 def test_an_ontology_loaded_after_the_situations_re_derives_their_satisfaction():

@@ -19,6 +19,9 @@
 #+   expectedOutcome or candidateOutcome and that asks for something (a class, a missing input or an
 #+   ask). S's intent and system are its run's (prov:wasGeneratedBy; prov:used, prov:wasAssociatedWith).
 #+
+#+   Per situation, pair and reach: a kg:Reach saying how the situation was reached against its
+#+   intent's descriptions (kg:reach: expected, candidate, wrong, unknown or ungraded), the
+#+   wrong-reach rule stated once for the wrong-description queries.
 #+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
 #+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
 #+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind). Kept per
@@ -78,6 +81,9 @@ WHERE {
     }
     GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
     GRAPH ?used { ?run prov:used ?case }
+    # a run prov:used its intent, and the components it was built from (a results file's "components":
+    # kg:componentKind), which are no case
+    FILTER NOT EXISTS { GRAPH ?parts { ?case kg:componentKind ?component_kind } }
     GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
   }
 } ;
@@ -118,6 +124,36 @@ WHERE {
       FILTER(BOUND(?kind) && isIRI(?situation))
   } }
   BIND(IRI(CONCAT("urn:kg:state-check:", SHA1(STR(?situation)))) AS ?state_check)
+} ;
+
+# 2b. How each situation of a touched pair was reached (kg:Reach), the wrong-reach rule stated once
+#    for wrong-description-reach, -situations and -cases: "ungraded" when its intent has no
+#    expected outcome; "unknown" when it has one and the situation no apeval:reachedUnder; else
+#    "expected" when the reach is an expected outcome of the intent, "candidate" when one of its
+#    candidate outcomes, and "wrong" when neither. One node per situation, pair and reach (a
+#    situation reached under two descriptions has two). OPTIONALs and BOUND, not EXISTS in a BIND.
+INSERT { GRAPH <urn:kg:layer:situations> { ?reach_node a kg:Reach ; kg:situation ?situation ;
+                                             kg:keyCase ?case ; kg:keySystem ?system ;
+                                             kg:reachedUnder ?reached ; kg:reach ?reach } }
+WHERE {
+  { SELECT DISTINCT ?case ?system ?situation ?reached ?reach WHERE {
+      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH ?used { ?run prov:used ?case }
+      GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+      GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
+      OPTIONAL { GRAPH ?expectations { ?case apeval:expectedOutcome ?expected } }
+      OPTIONAL { GRAPH ?reaches { ?situation apeval:reachedUnder ?reached } }
+      OPTIONAL { GRAPH ?named_expectations { ?case apeval:expectedOutcome ?named_expected }
+                 FILTER(?named_expected = ?reached) }
+      OPTIONAL { GRAPH ?named_candidates { ?case apeval:candidateOutcome ?named_candidate }
+                 FILTER(?named_candidate = ?reached) }
+      BIND(IF(!BOUND(?expected), "ungraded", IF(!BOUND(?reached), "unknown",
+              IF(BOUND(?named_expected), "expected", IF(BOUND(?named_candidate), "candidate", "wrong")))) AS ?reach)
+      FILTER(isIRI(?situation))
+  } }
+  BIND(IRI(CONCAT("urn:kg:reach:", SHA1(CONCAT(STR(?situation), " ", STR(?case), " ", STR(?system), " ",
+                                               COALESCE(STR(?reached), ""))))) AS ?reach_node)
 } ;
 
 # 3. The descriptions each situation of a touched pair is judged against, and in which role. A
