@@ -10,6 +10,11 @@ opened by a `#+ step: NAME` line:
   (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
 - derive: runs after the change and recomputes the marked keys.
 
+Keys are (case, system) pairs, marked into <urn:kg:layer:touched> and derived from
+<urn:kg:layer:deriving>, shared by the layers that name those graphs; a layer that reads no other
+layer's keys may keep its own by naming <urn:kg:layer:touched:NAME> and <urn:kg:layer:deriving:NAME>
+instead (the situations layer does), and kg moves and clears every pair the layers name.
+
 A layer derived from another's graph names it in its header (`#+ after: [verdicts]`): kg runs the
 derive steps in that order (else in name order). A step of comments only is empty: the tally
 layer marks nothing of its own, its keys are the verdict layer's.
@@ -38,7 +43,11 @@ DERIVING = "urn:kg:layer:deriving"
 # graph and those it puts in, kept apart so that only the keys they touch are marked
 REMOVED = "urn:kg:layer:removed"
 ADDED = "urn:kg:layer:added"
-SCRATCH = (CHANGED, TOUCHED, DERIVING, REMOVED, ADDED)
+# A layer whose rules read no other layer's keys keeps keys of its own: it marks into and derives from
+# <urn:kg:layer:touched:NAME> and <urn:kg:layer:deriving:NAME> (as its text names them) instead of the
+# shared pair, so that a write re-derives it only for what its own mark step says the write touches
+# (an EARL file does not re-derive the situations layer, nor a situations file the verdict layer)
+_OWN_KEYS = re.compile(r"<urn:kg:layer:(?:touched|deriving)(:[\w-]+)>")
 # keys derived per transaction where a write is too large for one (a bulk load, a rebuild): the cost
 # of one Oxigraph transaction grows faster than its size (three 1,700-assertion files re-derived in
 # one took 1.8x as long as one by one)
@@ -133,7 +142,7 @@ def graphs() -> set[str]:
     """Every graph kg writes that no source record names: the layers, and the scratch graphs of a
     write (which the embedded store never leaves behind unless a bulk load or rebuild was cut short,
     and a remote one when a write was)."""
-    return {layer.graph for layer in load()} | set(SCRATCH)
+    return {layer.graph for layer in load()} | set(scratch())
 
 
 def _compose(ops: list[str]) -> str:
@@ -152,13 +161,26 @@ def _set_version() -> str:
             f"INSERT DATA {{ GRAPH {node} {{ {node} {prop} \"{version()}\" }} }}")
 
 
+def key_graphs() -> tuple[tuple[str, str], ...]:
+    """The (touched, deriving) graph pairs of the layers' keys: the shared pair, and each pair a layer
+    keeps for itself (`_OWN_KEYS`)."""
+    own = {suffix for layer in load() for suffix in _OWN_KEYS.findall(layer.mark + layer.derive)}
+    return tuple((TOUCHED + suffix, DERIVING + suffix) for suffix in ["", *sorted(own)])
+
+
+def scratch() -> tuple[str, ...]:
+    """The scratch graphs of a write: the changed sources, the keys (`key_graphs`), a swap's halves."""
+    return (CHANGED, *(g for pair in key_graphs() for g in pair), REMOVED, ADDED)
+
+
 def _take(limit: int | None) -> list[str]:
-    """Moves touched keys (all, or `limit` of them) into the deriving graph."""
+    """Moves touched keys (all, or `limit` of each layer's) into the deriving graphs."""
     cap = f" LIMIT {limit}" if limit else ""
-    return [f"INSERT {{ GRAPH <{DERIVING}> {{ ?case <{KG}touchedFor> ?system }} }} WHERE {{ SELECT ?case ?system "
-            f"WHERE {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }}{cap} }}",
-            f"DELETE {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }} "
-            f"WHERE {{ GRAPH <{DERIVING}> {{ ?case <{KG}touchedFor> ?system }} }}"]
+    return [op for touched, deriving in key_graphs() for op in (
+            f"INSERT {{ GRAPH <{deriving}> {{ ?case <{KG}touchedFor> ?system }} }} WHERE {{ SELECT ?case ?system "
+            f"WHERE {{ GRAPH <{touched}> {{ ?case <{KG}touchedFor> ?system }} }}{cap} }}",
+            f"DELETE {{ GRAPH <{touched}> {{ ?case <{KG}touchedFor> ?system }} }} "
+            f"WHERE {{ GRAPH <{deriving}> {{ ?case <{KG}touchedFor> ?system }} }}")]
 
 
 def _derive_taken() -> list[str]:
@@ -177,7 +199,7 @@ def derive_chunk(limit: int | None = None) -> str:
 
 
 def _closing() -> list[str]:
-    return [f"DROP SILENT GRAPH <{g}>" for g in SCRATCH] + [_set_version()]
+    return [f"DROP SILENT GRAPH <{g}>" for g in scratch()] + [_set_version()]
 
 
 def finish(change: str = "") -> str:
@@ -244,8 +266,9 @@ def take(limit: int | None = None) -> str:
 
 def drop_deriving() -> str:
     """The keys of a chunk derived in bulk, done with."""
-    return f"DROP SILENT GRAPH <{DERIVING}>"
+    return " ;\n".join(f"DROP SILENT GRAPH <{deriving}>" for _, deriving in key_graphs())
 
 
 def touched_query() -> str:
-    return f"ASK {{ GRAPH <{TOUCHED}> {{ ?case <{KG}touchedFor> ?system }} }}"
+    touched = " ".join(f"<{t}>" for t, _ in key_graphs())
+    return f"ASK {{ VALUES ?keys {{ {touched} }} GRAPH ?keys {{ ?case <{KG}touchedFor> ?system }} }}"

@@ -256,7 +256,7 @@ class CatalogueStore:
         self.update(layers.finish(change))
 
     def layers_current(self) -> bool:
-        scratch = " ".join(f"<{g}>" for g in layers.SCRATCH)
+        scratch = " ".join(f"<{g}>" for g in layers.scratch())
         return (self.setting("layerVersion") == layers.version()
                 and not self.ask(f"ASK {{ VALUES ?g {{ {scratch} }} GRAPH ?g {{ ?s ?p ?o }} }}"))
 

@@ -34,7 +34,7 @@ PREFIX prov: <http://www.w3.org/ns/prov#>
 #+ step: mark
 # A changed plan changes which assertions are of its builds: the (case, system) pairs of every
 # assertion on a system of its variants. (A changed results file's own pairs are marked by the
-# verdict layer; the touched pairs are shared by every layer.)
+# verdict layer; the touched pairs are shared with the verdict and tally layers.)
 INSERT { GRAPH <urn:kg:layer:touched> { ?case kg:touchedFor ?system } }
 WHERE {
   SELECT DISTINCT ?case ?system WHERE {

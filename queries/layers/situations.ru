@@ -25,7 +25,9 @@
 #+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
 #+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
 #+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind). Kept per
-#+   (case, system) pair like the verdict layer. The mark step marks the pairs whose situations a
+#+   (case, system) pair like the verdict layer, in keys of its own (<urn:kg:layer:touched:situations>,
+#+   then deriving:situations: no other layer reads them, nor does it read another's keys, so a results
+#+   file does not re-derive it). The mark step marks the pairs whose situations a
 #+   changed source can change: situations it states; intents whose descriptions, behaviour or set it
 #+   states, or that name a description whose classes, missing inputs or ask it states, with every
 #+   decline of their sets; and every situation when it states rdfs:subClassOf.
@@ -41,7 +43,7 @@ PREFIX sh: <http://www.w3.org/ns/shacl#>
 
 #+ step: mark
 # The (case, system) pairs of the situations a changed source can change the satisfaction of.
-INSERT { GRAPH <urn:kg:layer:touched> { ?case kg:touchedFor ?system } }
+INSERT { GRAPH <urn:kg:layer:touched:situations> { ?case kg:touchedFor ?system } }
 WHERE {
   SELECT DISTINCT ?case ?system WHERE {
     {
@@ -93,7 +95,7 @@ WHERE {
 #    ones that still hold come back below.
 DELETE { GRAPH <urn:kg:layer:situations> { ?situation ?relation ?description } }
 WHERE {
-  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
   GRAPH <urn:kg:layer:situations> { ?judgement kg:keyCase ?case ; kg:keySystem ?system ;
                                                kg:situation ?situation ; kg:description ?description .
                                     ?situation ?relation ?description }
@@ -101,7 +103,7 @@ WHERE {
 
 DELETE { GRAPH <urn:kg:layer:situations> { ?node ?property ?value } }
 WHERE {
-  GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+  GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
   GRAPH <urn:kg:layer:situations> { ?node kg:keyCase ?case ; kg:keySystem ?system ; ?property ?value }
 } ;
 
@@ -112,7 +114,7 @@ INSERT { GRAPH <urn:kg:layer:situations> { ?state_check a kg:StateCheck ; kg:sit
                                              kg:keyCase ?case ; kg:keySystem ?system ; kg:checkKind ?kind } }
 WHERE {
   { SELECT DISTINCT ?case ?system ?situation ?kind WHERE {
-      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
       GRAPH ?used { ?run prov:used ?case }
       GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
@@ -137,7 +139,7 @@ INSERT { GRAPH <urn:kg:layer:situations> { ?reach_node a kg:Reach ; kg:situation
                                              kg:reachedUnder ?reached ; kg:reach ?reach } }
 WHERE {
   { SELECT DISTINCT ?case ?system ?situation ?reached ?reach WHERE {
-      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
       GRAPH ?used { ?run prov:used ?case }
       GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
@@ -163,7 +165,7 @@ INSERT { GRAPH <urn:kg:layer:situations> { ?judgement a kg:SatisfactionJudgement
                                              kg:keyCase ?case ; kg:keySystem ?system } }
 WHERE {
   { SELECT DISTINCT ?case ?system ?situation ?description ?role WHERE {
-      GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+      GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
       GRAPH ?used { ?run prov:used ?case }
       GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
@@ -177,7 +179,7 @@ WHERE {
         # every set's products before it filtered the declines (50 s for 477 keys of the 10k estate, 0.3 s so)
         { SELECT DISTINCT ?case ?description WHERE {
             { SELECT DISTINCT ?case ?set WHERE {
-                GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?any_system }
+                GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?any_system }
                 GRAPH ?behaviours { ?case apeval:expectedBehaviour apeval:behaviour-decline }
                 FILTER NOT EXISTS { GRAPH ?own { ?case apeval:expectedOutcome ?its_own } }
                 GRAPH ?sets { ?case apeval:inReplaySet ?set } } }
@@ -210,7 +212,7 @@ WHERE {
            (COUNT(DISTINCT ?gap) AS ?described_gaps) (COUNT(DISTINCT ?named) AS ?named_gaps)
     WHERE {
       { SELECT DISTINCT ?judgement ?situation ?description WHERE {
-          GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
+          GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
           GRAPH <urn:kg:layer:situations> { ?judgement a kg:SatisfactionJudgement ; kg:keyCase ?case ;
                                               kg:keySystem ?system ; kg:situation ?situation ;
                                               kg:description ?description } } }
