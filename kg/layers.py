@@ -52,6 +52,10 @@ _OWN_KEYS = re.compile(r"<urn:kg:layer:(?:touched|deriving)(:[\w-]+)>")
 # of one Oxigraph transaction grows faster than its size (three 1,700-assertion files re-derived in
 # one took 1.8x as long as one by one)
 CHUNK_KEYS = 2_000
+# triples taken out per transaction when a rebuild of the embedded store empties the layers: one DROP
+# of a 100k-assertion store's layers (2.8M triples) held 3.7 GB in its transaction, and would grow
+# with the store (BENCHMARKS.md, "A rebuild empties the layers a chunk at a time")
+CLEAR_CHUNK = 100_000
 LAYER_PREFIX = "urn:kg:layer:"
 _STEP = re.compile(r"^#\+ step:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -258,6 +262,13 @@ def as_constructs(step: str) -> list[tuple[str, str | None]]:
         else:
             found.append((f"{prologue}\n{op}", None))
     return found
+
+
+def clear_chunk(graph: str, limit: int | None = None) -> str:
+    """Up to `limit` (CLEAR_CHUNK) triples of a layer's graph taken out: a rebuild empties the layers
+    so, in transactions of bounded size, before it derives them anew."""
+    return (f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} "
+            f"WHERE {{ SELECT ?s ?p ?o WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} LIMIT {limit or CLEAR_CHUNK} }}")
 
 
 def take(limit: int | None = None) -> str:

@@ -501,9 +501,22 @@ class Store(CatalogueStore):
         (reads in an update are slower than a query's, and transactional writes than bulk ones);
         not atomic, as a bulk load is not: what is cut short leaves scratch graphs, and the next
         writer rebuilds the layers."""
+        if graphs is None:
+            self._clear_layers()
         self.ox.update(layers.rebuilding(mark=False) if graphs is None else layers.flag(graphs))
         self._mark_in_bulk()
         self._derive_marked_in_bulk(change)
+
+    def _clear_layers(self) -> None:
+        """The layers emptied before a rebuild, CLEAR_CHUNK triples per transaction rather than one
+        DROP (whose transaction holds every triple it takes out: 3.7 GB for a 100k store's layers).
+        The layers are flagged as changing first, so that a rebuild cut short here leaves them not
+        current (a scratch graph holds something) and the next writer rebuilds them again."""
+        derived = sorted(layer.graph for layer in layers.load())
+        self.ox.update(layers.flag(derived))
+        for graph in derived:
+            while self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"):
+                self.ox.update(layers.clear_chunk(graph))
 
     def _mark_in_bulk(self) -> None:
         """Every layer's mark step over the flagged sources, as they stand now."""

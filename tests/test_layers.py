@@ -2,6 +2,7 @@
 replacements, drops and cross-file supersessions built a store, its layer is the one a rebuild from
 scratch makes, the catalogue's rows are the same on both, and both agree with an independent
 computation in Python of what the verdicts must be (the rule as docs/formats.md states it)."""
+import gc
 import random
 from collections import defaultdict
 
@@ -204,6 +205,56 @@ def test_a_store_of_another_layer_version_is_rebuilt_when_opened(tmp_path, capsy
     del reader
     Store(path, read_only=True)
     assert capsys.readouterr().err == ""  # once
+
+
+def test_a_rebuild_cut_short_while_it_empties_the_layers_is_done_again_on_the_next_open(tmp_path, monkeypatch, capsys):
+    # a rebuild takes the layers out a chunk at a time (CLEAR_CHUNK triples per transaction, 3 here);
+    # cut short after the first chunk, the store must not pass for current with half its layers
+    path = tmp_path / "store"
+    store = Store(path)
+    facts = [{"id": f"a{n}", "system": "S1", "case": f"c{n}", "grader": "g1", "kind": "mechanical", "trial": 0,
+              "outcome": "passed", "cause": None, "supersedes": None} for n in range(4)]
+    ingest.load(store, [write(tmp_path, "f", facts)], kind="earl")
+    before, tallies_before = layer_of(store), tallies_of(store)
+
+    def derived_triples(st):
+        return sum(len(list(st.ox.quads_for_pattern(None, None, None, ox.NamedNode(layer.graph))))
+                   for layer in layers.load())
+    derived_before = derived_triples(store)
+    monkeypatch.setattr(layers, "CLEAR_CHUNK", 3)
+    cleared = []
+
+    def cut_short(engine, update):
+        if update.startswith("DELETE") and "LIMIT 3" in update:
+            cleared.append(update)
+            if len(cleared) == 2:
+                raise KeyboardInterrupt  # a kill between two transactions
+        return engine.update(update)
+    store.ox = _UpdateSpy(store.ox, cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        store.rebuild_layers()
+    store.ox = store.ox.inner
+    gc.collect()  # nothing of the interrupted call may keep the engine (and its lock) alive
+    assert 0 < derived_triples(store) < derived_before and not store.layers_current()
+    store.flush()
+    del store
+    capsys.readouterr()
+    reader = Store(path, read_only=True)
+    assert "rebuilt from its sources" in capsys.readouterr().err
+    assert layer_of(reader) == before and tallies_of(reader) == tallies_before and reader.layers_current()
+
+
+class _UpdateSpy:
+    """The engine, with its `update` seen by a function first (everything else passed through)."""
+
+    def __init__(self, inner, update):
+        self.inner, self.seen = inner, update
+
+    def update(self, text):
+        return self.seen(self.inner, text)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
 
 
 def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_path, monkeypatch):
