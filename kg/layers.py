@@ -54,7 +54,8 @@ _OWN_KEYS = re.compile(r"<urn:kg:layer:(?:touched|deriving)(:[\w-]+)>")
 CHUNK_KEYS = 2_000
 # triples taken out per transaction when a rebuild of the embedded store empties the layers: one DROP
 # of a 100k-assertion store's layers (2.8M triples) held 3.7 GB in its transaction, and would grow
-# with the store (BENCHMARKS.md, "A rebuild empties the layers a chunk at a time")
+# with the store (BENCHMARKS.md, "The situation queries by sub-selects, the wrong-reach rule in the
+# layer, keys per layer")
 CLEAR_CHUNK = 100_000
 LAYER_PREFIX = "urn:kg:layer:"
 _STEP = re.compile(r"^#\+ step:\s*(\w+)\s*$", re.MULTILINE)
@@ -168,7 +169,13 @@ def _set_version() -> str:
 def key_graphs() -> tuple[tuple[str, str], ...]:
     """The (touched, deriving) graph pairs of the layers' keys: the shared pair, and each pair a layer
     keeps for itself (`_OWN_KEYS`)."""
-    own = {suffix for layer in load() for suffix in _OWN_KEYS.findall(layer.mark + layer.derive)}
+    return _key_graphs(load())
+
+
+@functools.lru_cache(maxsize=4)
+def _key_graphs(found: tuple[Layer, ...]) -> tuple[tuple[str, str], ...]:
+    # once per set of layers: every write asks for them several times (scratch graphs, take, clear)
+    own = {suffix for layer in found for suffix in _OWN_KEYS.findall(layer.mark + layer.derive)}
     return tuple((TOUCHED + suffix, DERIVING + suffix) for suffix in ["", *sorted(own)])
 
 
@@ -264,11 +271,11 @@ def as_constructs(step: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def clear_chunk(graph: str, limit: int | None = None) -> str:
-    """Up to `limit` (CLEAR_CHUNK) triples of a layer's graph taken out: a rebuild empties the layers
-    so, in transactions of bounded size, before it derives them anew."""
+def clear_chunk(graph: str) -> str:
+    """Up to CLEAR_CHUNK triples of a layer's graph taken out: a rebuild empties the layers so, in
+    transactions of bounded size, before it derives them anew."""
     return (f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} "
-            f"WHERE {{ SELECT ?s ?p ?o WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} LIMIT {limit or CLEAR_CHUNK} }}")
+            f"WHERE {{ SELECT ?s ?p ?o WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} LIMIT {CLEAR_CHUNK} }}")
 
 
 def take(limit: int | None = None) -> str:
