@@ -20,8 +20,10 @@
 #+   ask). S's intent and system are its run's (prov:wasGeneratedBy; prov:used, prov:wasAssociatedWith).
 #+
 #+   Per situation, pair and reach: a kg:Reach saying how the situation was reached against its
-#+   intent's descriptions (kg:reach: expected, candidate, wrong, unknown or ungraded), the
-#+   wrong-reach rule stated once for the wrong-description queries.
+#+   intent's descriptions (kg:reach: expected, candidate, wrong, unknown or ungraded; kg:counted
+#+   when in a rate's denominator), the wrong-reach rule stated once for the wrong-description
+#+   queries, and the situations of a case (not of a component the run was built from) that
+#+   situation-check lists.
 #+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
 #+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
 #+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind). Kept per
@@ -132,13 +134,14 @@ WHERE {
 #    for wrong-description-reach, -situations and -cases: "ungraded" when its intent has no
 #    expected outcome; "unknown" when it has one and the situation no apeval:reachedUnder; else
 #    "expected" when the reach is an expected outcome of the intent, "candidate" when one of its
-#    candidate outcomes, and "wrong" when neither. One node per situation, pair and reach (a
-#    situation reached under two descriptions has two). OPTIONALs and BOUND, not EXISTS in a BIND.
+#    candidate outcomes, and "wrong" when neither; the last three are counted (kg:counted), the
+#    denominator of a wrong-description rate. One node per situation, pair and reach (a situation
+#    reached under two descriptions has two). OPTIONALs and BOUND, not EXISTS in a BIND.
 INSERT { GRAPH <urn:kg:layer:situations> { ?reach_node a kg:Reach ; kg:situation ?situation ;
                                              kg:keyCase ?case ; kg:keySystem ?system ;
-                                             kg:reachedUnder ?reached ; kg:reach ?reach } }
+                                             kg:reachedUnder ?reached ; kg:reach ?reach ; kg:counted ?counted } }
 WHERE {
-  { SELECT DISTINCT ?case ?system ?situation ?reached ?reach WHERE {
+  { SELECT DISTINCT ?case ?system ?situation ?reached ?reach ?counted WHERE {
       GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
       GRAPH ?used { ?run prov:used ?case }
       GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
@@ -152,6 +155,7 @@ WHERE {
                  FILTER(?named_candidate = ?reached) }
       BIND(IF(!BOUND(?expected), "ungraded", IF(!BOUND(?reached), "unknown",
               IF(BOUND(?named_expected), "expected", IF(BOUND(?named_candidate), "candidate", "wrong")))) AS ?reach)
+      BIND(BOUND(?expected) && BOUND(?reached) AS ?counted)
       FILTER(isIRI(?situation))
   } }
   BIND(IRI(CONCAT("urn:kg:reach:", SHA1(CONCAT(STR(?situation), " ", STR(?case), " ", STR(?system), " ",
