@@ -179,6 +179,13 @@ def _key_graphs(found: tuple[Layer, ...]) -> tuple[tuple[str, str], ...]:
     return tuple((TOUCHED + suffix, DERIVING + suffix) for suffix in ["", *sorted(own)])
 
 
+def own_deriving(layer: Layer) -> str | None:
+    """The graph a layer keeping keys of its own derives from, or None for a layer of the shared keys
+    (whose derive steps may hold a rule over every source, as the plans layer's does)."""
+    own = set(_OWN_KEYS.findall(layer.mark + layer.derive))
+    return DERIVING + own.pop() if len(own) == 1 else None
+
+
 def scratch() -> tuple[str, ...]:
     """The scratch graphs of a write: the changed sources, the keys (`key_graphs`), a swap's halves."""
     return (CHANGED, *(g for pair in key_graphs() for g in pair), REMOVED, ADDED)
@@ -272,8 +279,9 @@ def as_constructs(step: str) -> list[tuple[str, str | None]]:
 
 
 def clear_chunk(graph: str) -> str:
-    """Up to CLEAR_CHUNK triples of a layer's graph taken out: a rebuild empties the layers so, in
-    transactions of bounded size, before it derives them anew."""
+    """Up to CLEAR_CHUNK triples of a graph taken out: a rebuild empties the layers so, in
+    transactions of bounded size, before it derives them anew, as the embedded store empties a
+    large source it drops (Store.drop_graph)."""
     return (f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} "
             f"WHERE {{ SELECT ?s ?p ?o WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} LIMIT {CLEAR_CHUNK} }}")
 

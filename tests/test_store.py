@@ -490,6 +490,70 @@ def test_a_large_replacement_killed_at_each_step_leaves_the_old_state_or_the_new
     assert reopened == expected, f"killed at {step!r}: the store reopened neither as it was nor as the replacement leaves it"
 
 
+# ── a large source dropped in parts (Store.drop_source), killed at each of its steps ──
+DROP_STEPS = ("dropped keys marked", "record deleted", "graph emptied")
+
+
+def _drop_in_a_process(path: Path, source: Path, kill_at: str | None, bulk: bool = True) -> subprocess.CompletedProcess:
+    script = textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from kg import store as store_module
+        # a source of any size dropped in parts, as a large one is; or in one update, as a small one
+        store_module.BULK_TRIPLES = 0 if {bulk!r} else 10 ** 9
+        steps = []
+        def reached(step):
+            steps.append(step)
+            if step == {kill_at!r}:
+                os._exit(9)  # no cleanup, as kill -9
+        store_module._reached = reached
+        s = store_module.Store({str(path)!r})
+        assert s.drop_source(Path({str(source)!r}).resolve().as_uri())
+        print("|".join(steps))
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def dropped_stores(tmp_path_factory) -> dict[str, Path]:
+    """The examples loaded ("loaded"), and copies with the routing results dropped in one update
+    ("one update") and in parts ("in parts")."""
+    root = tmp_path_factory.mktemp("drops")
+    store = Store(root / "loaded")
+    assert all(o.status == "loaded" for o in ingest.load(store, [EXAMPLES]))
+    del store
+    results = EXAMPLES / "cubby-routing.earl.jsonl"
+    for name, bulk in (("one update", False), ("in parts", True)):
+        shutil.copytree(root / "loaded", root / name)
+        done = _drop_in_a_process(root / name, results, None, bulk=bulk)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().split("|") == (list(DROP_STEPS) if bulk else [""])
+    return {name: root / name for name in ("loaded", "one update", "in parts")}
+
+
+def test_a_source_dropped_in_parts_leaves_what_the_one_update_drop_leaves(dropped_stores):
+    """The same sources, records and layers - the routing results' verdicts, tallies and reaches gone -
+    whichever way the results file was dropped."""
+    loaded, one, parts = (_settled(Store(dropped_stores[n]).dump()) for n in ("loaded", "one update", "in parts"))
+    assert one != loaded
+    assert parts == one
+
+
+@pytest.mark.parametrize("step", DROP_STEPS)
+def test_a_large_drop_killed_at_each_step_leaves_the_source_in_place_or_dropped(dropped_stores, tmp_path, step):
+    """Killed before its record goes, the store reopens as it was (the layers the marks left not
+    current rebuilt); killed at or after, as the drop run to its end leaves it (the next writer
+    empties what is left of the graph, which no record names). Never a mix."""
+    killed = tmp_path / "killed"
+    shutil.copytree(dropped_stores["loaded"], killed)
+    done = _drop_in_a_process(killed, EXAMPLES / "cubby-routing.earl.jsonl", step)
+    assert done.returncode == 9, done.stderr
+    reopened = _settled(Store(killed).dump())
+    expected = "loaded" if DROP_STEPS.index(step) < DROP_STEPS.index("record deleted") else "one update"
+    assert reopened == _settled(Store(dropped_stores[expected]).dump()), \
+        f"killed at {step!r}: the store reopened neither with the source in place nor with it dropped"
+
+
 def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_replacement_does(tmp_path, monkeypatch):
     """A revision (--revise) takes triples out as well as putting others in: swapped in by its
     differences (swap_staged), the store holds what the one-update replacement makes of it — the
