@@ -56,22 +56,33 @@ WHERE {
     }
     UNION
     {
-      # an intent whose descriptions, behaviour or set the source states, or that names a description
-      # the source describes; and every decline of the intent's set (whose products it may change)
-      { SELECT DISTINCT ?judged_intent WHERE {
-          { SELECT DISTINCT ?intent WHERE {
-              GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
-              { GRAPH ?changed { ?intent apeval:expectedOutcome|apeval:candidateOutcome|apeval:expectedBehaviour|apeval:inReplaySet ?value } }
-              UNION
-              { GRAPH ?changed { ?described apeval:describesClass|apeval:describesMissing|apeval:describesAsk ?value }
-                GRAPH ?naming { ?intent apeval:expectedOutcome|apeval:candidateOutcome ?described } } } }
-          OPTIONAL { GRAPH ?sets { ?intent apeval:inReplaySet ?set }
-                     GRAPH ?members { ?decline apeval:inReplaySet ?set }
-                     GRAPH ?behaviours { ?decline apeval:expectedBehaviour apeval:behaviour-decline } }
-          # the intent itself (1) and each decline of its set (2)
-          VALUES ?which { 1 2 }
-          BIND(IF(?which = 1, ?intent, ?decline) AS ?judged_intent)
-          FILTER(BOUND(?judged_intent)) } }
+      # an intent whose descriptions, behaviour or set the source states
+      GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+      GRAPH ?changed { ?judged_intent apeval:expectedOutcome|apeval:candidateOutcome|apeval:expectedBehaviour|apeval:inReplaySet ?value }
+      GRAPH ?uses { ?run prov:used ?judged_intent }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    UNION
+    {
+      # an intent that names a description the source describes
+      GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+      GRAPH ?changed { ?described apeval:describesClass|apeval:describesMissing|apeval:describesAsk ?value }
+      GRAPH ?naming { ?judged_intent apeval:expectedOutcome|apeval:candidateOutcome ?described }
+      GRAPH ?uses { ?run prov:used ?judged_intent }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    UNION
+    {
+      # every decline of the set of an intent of the two kinds above (whose products it may change)
+      { SELECT DISTINCT ?set WHERE {
+          GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+          { GRAPH ?changed { ?intent apeval:expectedOutcome|apeval:candidateOutcome|apeval:expectedBehaviour|apeval:inReplaySet ?value } }
+          UNION
+          { GRAPH ?changed { ?described apeval:describesClass|apeval:describesMissing|apeval:describesAsk ?value }
+            GRAPH ?naming { ?intent apeval:expectedOutcome|apeval:candidateOutcome ?described } }
+          GRAPH ?sets { ?intent apeval:inReplaySet ?set } } }
+      GRAPH ?members { ?judged_intent apeval:inReplaySet ?set }
+      GRAPH ?behaviours { ?judged_intent apeval:expectedBehaviour apeval:behaviour-decline }
       GRAPH ?uses { ?run prov:used ?judged_intent }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
     }
