@@ -441,6 +441,7 @@ class Store(CatalogueStore):
         transaction, holding every triple it takes out in memory: a 2M-triple graph took 5.9 GB."""
         while self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"):
             self.ox.update(layers.clear_chunk(graph))
+            self.ox.flush()
         if self.graph_exists(graph):
             self.ox.remove_graph(ox.NamedNode(graph))  # the empty graph's name
 
@@ -551,6 +552,7 @@ class Store(CatalogueStore):
         for graph in derived:
             while self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"):
                 self.ox.update(layers.clear_chunk(graph))
+                self.ox.flush()
 
     def _mark_in_bulk(self) -> None:
         """Every layer's mark step over the flagged sources, as they stand now."""
@@ -577,6 +579,7 @@ class Store(CatalogueStore):
                     continue
                 self._run_in_bulk(layers.as_constructs(layer.derive))
             self.ox.update(layers.drop_deriving())
+            self.ox.flush()
             if not self.ask(layers.touched_query()):
                 break
         self.ox.update(layers.finish(change))
