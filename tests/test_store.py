@@ -427,12 +427,14 @@ def _appended_estate(tmp_path: Path) -> tuple[Path, Path]:
     return estate, results
 
 
-def _replace_in_a_process(path: Path, results: Path, kill_at: str | None) -> subprocess.CompletedProcess:
+def _write_in_a_process(path: Path, write: str, bulk_triples: int, kill_at: str | None) -> subprocess.CompletedProcess:
+    """`write` (Python, given the store as `s`) run in a process of its own with BULK_TRIPLES set,
+    killed as by kill -9 when it reaches the step `kill_at` (`_reached`); prints the steps reached."""
     script = textwrap.dedent(f"""
         import os
         from pathlib import Path
         from kg import ingest, store as store_module
-        store_module.BULK_TRIPLES = 0  # a replacement of any size goes through swap_staged, as a large one does
+        store_module.BULK_TRIPLES = {bulk_triples}
         steps = []
         def reached(step):
             steps.append(step)
@@ -440,11 +442,16 @@ def _replace_in_a_process(path: Path, results: Path, kill_at: str | None) -> sub
                 os._exit(9)  # no cleanup, as kill -9
         store_module._reached = reached
         s = store_module.Store({str(path)!r})
+    """) + textwrap.dedent(write) + '\nprint("|".join(steps))\n'
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+def _replace_in_a_process(path: Path, results: Path, kill_at: str | None) -> subprocess.CompletedProcess:
+    # a replacement of any size goes through swap_staged, as a large one does
+    return _write_in_a_process(path, f"""
         [outcome] = ingest.load(s, [Path({str(results)!r})])
         assert outcome.status == "loaded", outcome.problems
-        print("|".join(steps))
-    """)
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    """, 0, kill_at)
 
 
 def _loaded_before_it_grew(tmp_path: Path, name: str) -> tuple[Path, Path, str]:
@@ -495,23 +502,10 @@ DROP_STEPS = ("dropped keys marked", "record deleted", "graph emptied")
 
 
 def _drop_in_a_process(path: Path, source: Path, kill_at: str | None, bulk: bool = True) -> subprocess.CompletedProcess:
-    script = textwrap.dedent(f"""
-        import os
-        from pathlib import Path
-        from kg import store as store_module
-        # a source of any size dropped in parts, as a large one is; or in one update, as a small one
-        store_module.BULK_TRIPLES = 0 if {bulk!r} else 10 ** 9
-        steps = []
-        def reached(step):
-            steps.append(step)
-            if step == {kill_at!r}:
-                os._exit(9)  # no cleanup, as kill -9
-        store_module._reached = reached
-        s = store_module.Store({str(path)!r})
+    # a source of any size dropped in parts, as a large one is; or in one update, as a small one
+    return _write_in_a_process(path, f"""
         assert s.drop_source(Path({str(source)!r}).resolve().as_uri())
-        print("|".join(steps))
-    """)
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    """, 0 if bulk else 10 ** 9, kill_at)
 
 
 @pytest.fixture(scope="module")
