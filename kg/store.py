@@ -442,11 +442,14 @@ class Store(CatalogueStore):
         Each chunk is flushed: the engine keeps committed writes in its write buffers (RocksDB's
         memtables) until then, so bounded transactions alone still grew with the whole write
         (1.3 GB emptying that graph whatever the chunk size; 338 MiB flushed)."""
-        while self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"):
+        while self._holds(graph):
             self.ox.update(layers.clear_chunk(graph))
             self.ox.flush()
         if self.graph_exists(graph):
             self.ox.remove_graph(ox.NamedNode(graph))  # the empty graph's name
+
+    def _holds(self, graph: str) -> bool:
+        return self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")
 
     def drop_source(self, graph: str) -> bool:
         """A source taken out: a small one in one update (its graph, its record and the verdicts
@@ -553,9 +556,7 @@ class Store(CatalogueStore):
         derived = sorted(layer.graph for layer in layers.load())
         self.ox.update(layers.flag(derived))
         for graph in derived:
-            while self.ask(f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"):
-                self.ox.update(layers.clear_chunk(graph))
-                self.ox.flush()  # as in drop_graph
+            self.drop_graph(graph)
 
     def _mark_in_bulk(self) -> None:
         """Every layer's mark step over the flagged sources, as they stand now."""
@@ -575,7 +576,7 @@ class Store(CatalogueStore):
             self.ox.update(layers.take(layers.CHUNK_KEYS))
             for layer in layers.load():
                 deriving = layers.own_deriving(layer)
-                if deriving and not self.ask(f"ASK {{ GRAPH <{deriving}> {{ ?s ?p ?o }} }}"):
+                if deriving and not self._holds(deriving):
                     # none of its own keys in this chunk: its steps would find nothing to derive, at
                     # the cost of their joins over the store (the situations layer's: 41 s of a
                     # 100k-assertion EARL file's load; BENCHMARKS.md, "Bounded drops")
