@@ -1,0 +1,161 @@
+"""A query's final ORDER BY, done in Python for the embedded store.
+
+Oxigraph sorts by comparing terms it decodes from the store at every comparison: at 100k assertions
+`verdicts` spends 13.4 of its 18.9 s sorting, `verdict-sources` 7 of 14 s sorting by one IRI column
+(BENCHMARKS.md). Sorting the decoded rows in Python costs well under a second. So the embedded store
+runs a query whose last clause is `ORDER BY` of projected variables without that clause and sorts
+the rows here, by SPARQL's order (§15.1): unbound first, then blank nodes (by label: SPARQL leaves
+their order among themselves open, and a label means nothing outside one answer), then IRIs by their
+characters, then literals by value.
+
+This is only done where that order is fully defined and equals the engine's: each sort column's bound
+values are IRIs or blank nodes, and literals of one family (strings, exact numbers, doubles, booleans, or date-times all
+with or all without a time zone). A column with anything else (a language-tagged string,
+strings beside numbers, a datatype kg does not know) makes `sort` answer None, and the caller runs
+the query as written, so the engine orders it. Rows equal on every key keep the engine's order, as
+ties are unordered in SPARQL. `tests/test_ordering.py` compares both on data made to mix every kind.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+import pyoxigraph as ox
+
+from .catalogue import _code_spans
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_STRING = {XSD + "string"}
+# exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
+# a decimal beside a double into a double, so a column mixing the two is left to it)
+_EXACT = {XSD + t for t in ("integer", "decimal", "int", "long", "short", "byte", "nonNegativeInteger",
+                            "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedLong",
+                            "unsignedInt", "unsignedShort", "unsignedByte")}
+_BINARY = {XSD + "double", XSD + "float"}
+_DATETIME = {XSD + "dateTime", XSD + "dateTimeStamp"}
+
+# the last clause: ORDER BY, then only variables and ASC(?v) / DESC(?v), to the end of the query
+_KEY = re.compile(r"\s*(?:(ASC|DESC)\s*\(\s*\?(\w+)\s*\)|\?(\w+))", re.IGNORECASE)
+_ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+
+
+class Unsortable(Exception):
+    """A value whose SPARQL order kg does not reproduce: let the engine sort."""
+
+
+def split_order_by(text: str) -> tuple[str, list[tuple[str, bool]]] | None:
+    """(the query without its final ORDER BY, [(variable, descending)]), or None when the query
+    does not end with an ORDER BY of plain variables outside every brace (a LIMIT or OFFSET after it,
+    an expression, or an ORDER BY of a sub-select only)."""
+    code = [(s, e) for s, e in _code_spans(text)]
+    found = None
+    depth = 0
+    for start, end in code:
+        segment = text[start:end]
+        pos = 0
+        for m in _ORDER_BY.finditer(segment):
+            depth += segment.count("{", pos, m.start()) - segment.count("}", pos, m.start())
+            pos = m.start()
+            if depth == 0:
+                found = start + m.start(), start + m.end()
+        depth += segment.count("{", pos) - segment.count("}", pos)
+    if found is None:
+        return None
+    tail = " ".join(text[max(s, found[1]):e] for s, e in code if e > found[1])
+    keys, pos = [], 0
+    while pos < len(tail.rstrip()):
+        m = _KEY.match(tail, pos)
+        if not m:
+            return None
+        keys.append((m.group(2) or m.group(3), (m.group(1) or "").upper() == "DESC"))
+        pos = m.end()
+    projected = _projection(" ".join(text[s:e] for s, e in code))
+    if not keys or projected is not None and any(name not in projected for name, _ in keys):
+        return None  # sorting by a variable not projected: only the engine still has it
+    return text[:found[0]], keys
+
+
+_SELECT = re.compile(r"\bSELECT\b(.*?)(?:\bWHERE\b|\{|\bFROM\b)", re.IGNORECASE | re.DOTALL)
+_AS = re.compile(r"\bAS\s+\?(\w+)\s*\)\s*$", re.IGNORECASE)
+
+
+def _projection(code: str) -> set[str] | None:
+    """The variables the outer SELECT projects (None for SELECT *): each `?v`, and the `?v` of each
+    `(expression AS ?v)`."""
+    m = _SELECT.search(code)
+    if not m:
+        return set()
+    clause, names, depth, group = m.group(1), set(), 0, ""
+    for token in re.findall(r"\(|\)|\?\w+|\*|[^()?*]+", clause):
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+            if depth == 0:
+                if (a := _AS.search(group + ")")):
+                    names.add(a.group(1))
+                group = ""
+                continue
+        elif token == "*" and depth == 0:
+            return None
+        elif token.startswith("?") and depth == 0:
+            names.add(token[1:])
+        if depth > 0:
+            group += token
+    return names
+
+
+def _key(term) -> tuple:
+    """A term's place in SPARQL's order, with the family the column must not mix."""
+    if term is None:
+        return ("", (0,))
+    if isinstance(term, ox.NamedNode):
+        return ("", (2, term.value))
+    if isinstance(term, ox.BlankNode):  # SPARQL orders blank nodes before IRIs, and not among themselves
+        return ("", (1, term.value))
+    if not isinstance(term, ox.Literal) or term.language:
+        raise Unsortable(term)
+    datatype = term.datatype.value
+    if datatype in _STRING:
+        return ("string", (3, term.value))
+    if datatype in _EXACT or datatype in _BINARY:
+        try:
+            number = Decimal(term.value.strip()) if datatype in _EXACT else float(term.value)
+        except (InvalidOperation, ValueError):
+            raise Unsortable(term) from None
+        if number != number or number in (float("inf"), float("-inf")) or isinstance(number, Decimal) and not number.is_finite():
+            raise Unsortable(term)
+        return ("exact" if datatype in _EXACT else "binary", (3, number))
+    if datatype == XSD + "boolean" and term.value in ("true", "false", "1", "0"):
+        return ("boolean", (3, term.value in ("true", "1")))
+    if datatype in _DATETIME:
+        try:
+            moment = datetime.fromisoformat(term.value)
+        except ValueError:
+            raise Unsortable(term) from None
+        return ("zoned" if moment.tzinfo else "local", (3, moment))
+    raise Unsortable(term)
+
+
+def sort(variables: list[str], rows: list, keys: list[tuple[str, bool]]) -> list | None:
+    """The rows (pyoxigraph solutions or tuples of terms, in `variables`' order) sorted by `keys`,
+    or None when a key is not projected or a column's values are not ones this module orders."""
+    try:
+        columns = [variables.index(name) for name, _ in keys]
+    except ValueError:
+        return None
+    try:
+        keyed = []
+        for row in rows:
+            keyed.append(([_key(row[c]) for c in columns], row))
+    except Unsortable:
+        return None
+    for i in range(len(columns)):
+        families = {key[i][0] for key, _ in keyed} - {""}
+        if len(families) > 1:
+            return None
+    # stable sorts, least significant key first: each keeps the order the later ones set
+    for i in reversed(range(len(columns))):
+        keyed.sort(key=lambda item: item[0][i][1], reverse=keys[i][1])
+    return [row for _, row in keyed]
