@@ -14,11 +14,13 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import shutil
 from pathlib import Path
 
 from .catalogue import IRI
 
+FORMAT = 2  # the layout of an answer file; a file of another is not read
 KEEP_STATES = 2  # the state being written and the one before it (a report running during a load)
 
 
@@ -58,24 +60,48 @@ class AnswerCache:
         except (OSError, ValueError):
             self.misses += 1
             return None
-        if kept.get("text") != text:  # a digest collision, or a file not ours
-            self.misses += 1
+        if not isinstance(kept, dict) or kept.get("text") != text or kept.get("format") != FORMAT:
+            self.misses += 1  # a digest collision, a file not ours, or one an older kg wrote
             return None
         self.hits += 1
-        return kept["variables"], [tuple(_typed(v) for v in row) for row in kept["rows"]]
+        rows = kept["rows"]
+        for column in kept["iris"]:  # columns of IRIs only: each value made an IRI again
+            for i, row in enumerate(rows):
+                if row[column] is not None:
+                    row[column] = IRI(row[column])
+        for i, column in kept["tagged"]:  # a value among others of another kind
+            rows[i][column] = _typed(rows[i][column])
+        return kept["variables"], [tuple(row) for row in rows]
 
     def put(self, text: str, variables: list[str], rows: list[tuple]) -> None:
         """Written whole, then renamed into place: a report running beside never reads half an answer;
-        a cache that cannot be written (a read-only folder, a full disk) is only not kept."""
-        keep(self._file(text), json.dumps({"text": text, "variables": variables,
-                                           "rows": [[_tagged(v) for v in row] for row in rows]}))
+        a cache that cannot be written (a read-only folder, a full disk) is only not kept.
+
+        JSON keeps no Python type: a column of IRIs (and None) is listed under "iris", and an IRI in
+        a column of other values is written {"@id": …}, as JSON-LD does, listed under "tagged"; the
+        rows themselves go to the C encoder whole (tagging every value in Python took 2.2 s of the
+        101k verdicts' 2.6 s at 100k assertions)."""
+        iris, tagged, plain = [], [], []
+        for column in range(len(variables)):
+            kinds = {type(row[column]) is IRI for row in rows if row[column] is not None}
+            (iris if kinds == {True} else tagged if True in kinds else plain).append(column)
+        marked = []
+        if tagged:
+            rows = [list(row) for row in rows]
+            for i, row in enumerate(rows):
+                for column in tagged:
+                    if type(row[column]) is IRI:
+                        row[column] = _tagged(row[column])
+                        marked.append((i, column))
+        keep(self._file(text), json.dumps({"format": FORMAT, "text": text, "variables": variables, "iris": iris,
+                                           "tagged": marked, "rows": rows}))
 
 
 def keep(path: Path, text: str) -> None:
     """A file kept for a later report (an answer, a drawn chart, a rendered download): written whole,
     then renamed into place, so a report running beside never reads half of one; a file that cannot
     be written (a read-only folder, a full disk) is only not kept, and leaves no scratch behind."""
-    scratch = path.with_name(f".{path.name}.{os.getpid()}")
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch.write_text(text, encoding="utf-8")

@@ -262,7 +262,12 @@ def render(columns: list[str], rows: Iterable[dict[str, Any]], fmt: str = "table
     rows = list(rows)
     columns = choose(columns, chosen)
     if fmt == "json":
-        return json.dumps([{c: row.get(c) for c in columns} for row in rows], indent=2, ensure_ascii=False) + "\n"
+        # a row per line, each by the C encoder (json.dumps with indent runs the pure-Python one: 3.3 s
+        # for the 101k verdicts at 100k assertions, this 0.6 s)
+        if not rows:
+            return "[]\n"
+        return "[\n" + ",\n".join("  " + json.dumps({c: row.get(c) for c in columns}, ensure_ascii=False)
+                                   for row in rows) + "\n]\n"
     if fmt in ("csv", "tsv"):
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")

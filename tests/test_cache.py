@@ -85,3 +85,20 @@ def test_a_store_in_memory_is_not_cached(tmp_path):
     ingest.load(store, [EXAMPLES / "cubby.ttl"])
     render(store, tmp_path / "report")
     assert not (tmp_path / "cache").exists()
+
+
+def test_an_answer_comes_back_from_the_cache_with_its_types(tmp_path):
+    """Columns of IRIs, of IRIs beside strings, of numbers, booleans and nothing: each value comes back
+    as it went in, an IRI as an IRI and a string that looks like one as a string."""
+    from kg.cache import AnswerCache
+    from kg.catalogue import IRI
+    cache = AnswerCache(tmp_path, "state")
+    rows = [(IRI("https://x.example/a"), IRI("https://x.example/b"), 1, 2.5, True, None, "\ud800"),
+            (None, "https://x.example/b", 0, None, False, None, "é"),
+            (IRI("https://x.example/c"), "plain", -3, 1e-9, None, None, "")]
+    cache.put("SELECT 1", ["a", "b", "n", "x", "t", "none", "s"], rows)
+    variables, back = cache.get("SELECT 1")
+    assert variables == ["a", "b", "n", "x", "t", "none", "s"]
+    assert back == rows
+    assert [[type(v) for v in row] for row in back] == [[type(v) for v in row] for row in rows]
+    assert cache.get("SELECT 2") is None
