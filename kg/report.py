@@ -20,6 +20,7 @@ import shutil
 import stat
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from html import unescape as html_unescape
@@ -61,6 +62,9 @@ class Site:
         self.entries = catalogue.load()
         self.used: dict[str, catalogue.NamedQuery] = {}
         self._results: dict[tuple, catalogue.Result] = {}
+        self._started: dict[tuple, Future] = {}  # queries running ahead of the pages (start)
+        self._pool: ThreadPoolExecutor | None = None
+        self.asked_unstarted: set[tuple] = set()  # queries a page asked for that start had not started
         self._labels: dict[str, str] | None = None
         self.charts: dict[str, str] = {}
         self.cache = AnswerCache.for_store(backend)
@@ -81,8 +85,44 @@ class Site:
         if key not in self._results:
             q = self.entries[name]
             self.used[name] = q
-            self._results[key] = catalogue.run(q, self.backend, params, cache=self.cache)
+            started = self._started.pop(key, None)
+            if started is None:
+                self.asked_unstarted.add(key)
+            if started is not None and not started.cancel():  # running or done: its answer is near
+                self._results[key] = started.result()
+            else:  # not started, or still waiting its turn: this thread runs it rather than wait
+                self._results[key] = catalogue.run(q, self.backend, params, cache=self.cache)
         return self._results[key]
+
+    def start(self, name: str, *params: dict) -> str:
+        """Starts a query, once per set of parameters given (once without: none), ahead of the pages
+        that read it, as many at a time as the backend answers at once: Oxigraph evaluates outside
+        Python's lock, so on two cores two queries take the time of one while the pages render
+        (BENCHMARKS.md). A page then waits for its query's answer, or gets its error, where it asks for
+        it (`query`), or runs it itself when it is still waiting its turn. A template may call it too
+        (`site.start("compare", {...}, {...})` before a loop of compares); it returns "" for that."""
+        workers = getattr(self.backend, "concurrent_queries", 1)
+        q = self.entries.get(name)
+        if workers < 2 or q is None:
+            return ""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(workers, thread_name_prefix="kg-query")
+        for values in params or ({},):
+            key = (name, tuple(sorted(values.items())))
+            if key in self._results or key in self._started or any(
+                    p.required and p.name not in values for p in q.params.values()):
+                continue
+            self._started[key] = self._pool.submit(catalogue.run, q, self.backend, dict(values), cache=self.cache)
+        return ""
+
+    def stop(self) -> None:
+        """Lets go of queries started that no page asked for."""
+        if self._pool is not None:
+            for started in self._started.values():
+                started.cancel()
+            self._pool.shutdown(wait=True)
+            self._pool = None
+            self._started.clear()
 
     def data_file(self, result) -> str | None:
         """The stem (under data/) of the CSV and JSON holding the rows of `result` exactly as
@@ -921,10 +961,29 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
         reused = _reuse_site(kept, out, generated)
         if reused is not None:
             return reused
-    written = _render_site(env, site, out, pages, extra, generated)
+    if pages is None:  # the whole site: chosen pages (kg report coverage) are few queries, run as asked
+        for name in named_queries(env):
+            site.start(name)
+    try:
+        written = _render_site(env, site, out, pages, extra, generated)
+    finally:
+        site.stop()
     if kept is not None and not site.undrawn:  # a site with a chart not drawn is made again, warning again
         _keep_site(out, kept, generated)
     return written
+
+
+_NAMED_QUERY = re.compile(r"""\bquery\(\s*["']([\w.-]+)["']\s*\)""")
+
+
+def named_queries(env: jinja2.Environment) -> list[str]:
+    """The queries the site asks for without parameters, as its own helpers (this module) and every
+    template name them, the helpers first (the overview's k is read from the verdicts before any page).
+    A query named some other way is still run, when a page asks for it; tests/reports check that
+    a whole site of the examples asks for none that was not started."""
+    texts = [Path(__file__).read_text(encoding="utf-8")]
+    texts += [env.loader.get_source(env, name)[0] for name in sorted(env.list_templates())]
+    return list(dict.fromkeys(m.group(1) for text in texts for m in _NAMED_QUERY.finditer(text)))
 
 
 # ── a whole site kept for a store that has not changed ──

@@ -1,0 +1,70 @@
+"""Site.start (kg/report.py): a whole site's queries run ahead of its pages, two or more at a time,
+and the site is the one a render asking each query in turn writes."""
+import re
+
+import pytest
+
+from kg import ingest, report
+from kg.cli import _prefixes
+from kg.store import Store
+from tests.conftest import EXAMPLES
+
+
+MADE, RUN = report.Site.__init__, report.catalogue.run  # the real ones, wrapped afresh by each render
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory):
+    path = tmp_path_factory.mktemp("started") / "store"
+    store = Store(path)
+    assert all(o.status == "loaded" for o in ingest.load(store, [EXAMPLES]))
+    store.flush()
+    del store
+    return path
+
+
+def render(path, out, monkeypatch, workers):
+    """A whole site of the store at `path`, its queries `workers` at a time (1: each as a page asks
+    for it), with no answer kept from another render; the Site that rendered it, and its pages."""
+    sites = []
+
+    made = MADE
+
+    def recorded(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.cache = None  # every answer from the engine
+        sites.append(self)
+    monkeypatch.setattr(report.Site, "__init__", recorded)
+    store = Store(path, read_only=True)
+    monkeypatch.setattr(store, "concurrent_queries", workers, raising=False)
+    ran = []
+    original = RUN
+
+    def run(q, backend, params=None, **kwargs):
+        ran.append((q.name, tuple(sorted((params or {}).items()))))
+        return original(q, backend, params, **kwargs)
+    monkeypatch.setattr(report.catalogue, "run", run)
+    report.render_site(store, out, _prefixes(store), params={"k": None, "compare": []})
+    pages = {p.relative_to(out).as_posix(): re.sub(r"\d{4}-\d\d-\d\dT[\d:+]+", "TIME", p.read_text())
+             for p in out.rglob("*") if p.is_file() and p.suffix in (".html", ".csv", ".json")}
+    return sites[0], ran, pages
+
+
+def test_every_query_a_page_asks_for_without_parameters_was_started_ahead(examples, tmp_path, monkeypatch):
+    site, ran, _ = render(examples, tmp_path / "site", monkeypatch, workers=2)
+    late = sorted(key for key in site.asked_unstarted if not key[1])
+    assert late == []  # a query named in a way named_queries does not read would be listed here
+    assert ("compare", ()) not in site.asked_unstarted
+    compares = [key for key in ran if key[0] == "compare"]
+    assert compares and not [key for key in site.asked_unstarted if key[0] == "compare"]  # the page started them
+    assert len(ran) == len(set(ran))  # none ran twice
+    asked = {key for key in site._results}
+    assert set(ran) - asked == set()  # none ran that no page read (the examples exercise every page)
+
+
+def test_the_site_is_the_one_a_render_query_by_query_writes(examples, tmp_path, monkeypatch):
+    _, ran_one, one = render(examples, tmp_path / "one", monkeypatch, workers=1)
+    _, ran_many, many = render(examples, tmp_path / "many", monkeypatch, workers=3)
+    assert sorted(ran_one) == sorted(ran_many)
+    assert one.keys() == many.keys() and len(one) > 100
+    assert [name for name in one if one[name] != many[name]] == []
