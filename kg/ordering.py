@@ -138,9 +138,10 @@ def _key(term) -> tuple:
     raise Unsortable(term)
 
 
-def sort(variables: list[str], rows: list, keys: list[tuple[str, bool]]) -> list | None:
+def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple) -> list | None:
     """The rows (pyoxigraph solutions or tuples of terms, in `variables`' order) sorted by `keys`,
-    or None when a key is not projected or a column's values are not ones this module orders."""
+    each made `convert(row)` as it is read (so the terms are not all held at once), or None when a key
+    is not projected or a column's values are not ones this module orders."""
     try:
         columns = [variables.index(name) for name, _ in keys]
     except ValueError:
@@ -148,7 +149,7 @@ def sort(variables: list[str], rows: list, keys: list[tuple[str, bool]]) -> list
     try:
         keyed = []
         for row in rows:
-            keyed.append(([_key(row[c]) for c in columns], row))
+            keyed.append(([_key(row[c]) for c in columns], convert(row)))
     except Unsortable:
         return None
     for i in range(len(columns)):

@@ -391,15 +391,15 @@ class Store(CatalogueStore):
         split = split_order_by(text)
         result = self.ox.query(split[0] if split else text, **self._graphs(union=True))
         names = [v.value for v in result.variables]
-        if not split:
-            return names, [tuple(term_value(t) for t in row) for row in result]
-        # the engine's sort decodes terms at every comparison: kg/ordering.py sorts them once decoded
-        rows = sort(names, [tuple(row) for row in result], split[1])
-        if rows is None:  # values whose order kg does not reproduce: the engine sorts them
-            rows = [tuple(row) for row in self.ox.query(text, **self._graphs(union=True))]
-        for i, row in enumerate(rows):  # in place: each row's terms are let go as its values are made
-            rows[i] = tuple(term_value(t) for t in row)
-        return names, rows
+
+        def values(row):
+            return tuple(term_value(t) for t in row)
+        if split:  # the engine's sort decodes terms at every comparison: kg/ordering.py sorts them once decoded
+            rows = sort(names, result, split[1], values)
+            if rows is not None:
+                return names, rows
+            result = self.ox.query(text, **self._graphs(union=True))  # values whose order kg does not reproduce
+        return names, [values(row) for row in result]
 
     def dump(self) -> bytes:
         """Every quad, sorted, as N-Quads: two stores hold the same data when their dumps are equal."""
