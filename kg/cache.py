@@ -79,8 +79,8 @@ class AnswerCache:
 
         JSON keeps no Python type: a column of IRIs (and None) is listed under "iris", and an IRI in
         a column of other values is written {"@id": …}, as JSON-LD does, listed under "tagged"; the
-        rows themselves go to the C encoder whole (tagging every value in Python took 2.2 s of the
-        101k verdicts' 2.6 s at 100k assertions)."""
+        rows themselves go to the C encoder whole, not each value through Python first (the 101k
+        verdicts at 100k assertions: 1.01 s, 1.23 s before)."""
         iris, tagged, plain = [], [], []
         for column in range(len(variables)):
             kinds = {type(row[column]) is IRI for row in rows if row[column] is not None}
