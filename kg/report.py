@@ -282,7 +282,8 @@ class Site:
     def groups(self) -> list[dict]:
         """Each pass-at-k row (a card) with the verdicts it counts and the ones it leaves out, by
         reason, as `sections`: (key, title, trials) where a trial is the verdict of one case and
-        trial index, with its assertions. The counts agree with the row's by construction of the same
+        trial index, with its assertions and their distinct outcomes, failure causes and infos
+        (`outcomes`, `causes`, `infos`: text, one filter chain fewer per row in the page). The counts agree with the row's by construction of the same
         verdict layer; `mismatch` lists any that do not, and the page says so."""
         if self.k in self._groups:
             return self._groups[self.k]
@@ -295,7 +296,10 @@ class Site:
         groups = []
         for row in self.query("pass-at-k", k=self.k).rows:
             key = (row["replay_set"], row["system"], row["grader_kind"], row["grader"])
-            trials = [{"case": c, "trial": t, "status": vs[0]["status"], "verdicts": vs}
+            trials = [{"case": c, "trial": t, "status": vs[0]["status"], "verdicts": vs,
+                       "outcomes": ", ".join(_distinct(v["outcome"] for v in vs)),
+                       "causes": ", ".join(_distinct(v["failure_cause"] for v in vs if v["failure_cause"])),
+                       "infos": " · ".join(_distinct(v["info"] for v in vs if v["info"]))}
                       for (c, t), vs in sorted(by_key.get(key, {}).items(), key=lambda i: (i[0][0], i[0][1]))]
             counted = [t for t in trials if t["trial"] == 0 and t["status"] in ("passed", "failed")]
             sections = [("counted", "counted in pass@1: trial 0 eligible", counted),
@@ -426,6 +430,11 @@ class Site:
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
             return Markup(f'<td title="{escape(value)}">{escape(self.label(value))}</td>')
         return Markup(f"<td>{escape(value)}</td>")
+
+    def cells(self, row: dict, columns: list[str], root: str = "", rates=()) -> Markup:
+        """The cells of these columns of a row, each as `cell` makes it: one call from a template per
+        row, not one per value (the case pages' 101k verdict rows at 100k assertions)."""
+        return Markup("".join([self.cell(c, row[c], root, rates) for c in columns]))
 
     @staticmethod
     def marks(verdicts: list[dict]) -> Markup:
@@ -732,6 +741,17 @@ _YES_CELL, _NO_CELL = Markup("<td>yes</td>"), Markup("<td>no</td>")
 
 
 @functools.lru_cache(maxsize=65536)
+def _distinct(values) -> list[str]:
+    """The values as text, each once, in order, compared regardless of case (as Jinja's `unique`)."""
+    seen, kept = set(), []
+    for value in map(str, values):
+        if value.lower() not in seen:
+            seen.add(value.lower())
+            kept.append(value)
+    return kept
+
+
+@functools.lru_cache(maxsize=65536)  # a case's slug is asked once per verdict on it
 def slug(iri: str) -> str:
     """A file name for a case page: readable tail plus a short hash, so two sets' "route-1" differ."""
     tail = re.sub(r"[^A-Za-z0-9._-]+", "-", iri.rstrip("/").rsplit("/", 1)[-1])[:60] or "case"
@@ -899,7 +919,7 @@ PAGE_CONTEXT: dict[str, dict[str, tuple[type | tuple, str]]] = {
              "situations": (list, "its rows of the situation-check query")},
     "group": {"group": (dict, "a card: row (the pass-at-k row), slug, sections (key, title, trials), mismatch"),
               "section": (tuple, "the section shown: (key, title, trials)"),
-              "trials": (list, "this page's trials of the section: {case, trial, status, verdicts}"),
+              "trials": (list, "this page's trials of the section: {case, trial, status, verdicts, outcomes, causes, infos (their distinct outcomes, failure causes and infos, as text)}"),
               "number": (int, "this page's number, from 1"), "pages": (int, "the section's page count")},
     "coverage": {"bar": (dict, "a coverage bar: row (the coverage-summary row), slug, terms (term, covered, intents), covered, mismatch"),
                  "terms": (list, "this page's terms of the bar: {term, covered, intents}"),
@@ -962,7 +982,8 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
         if reused is not None:
             return reused
     if pages is None:  # the whole site: chosen pages (kg report coverage) are few queries, run as asked
-        for name in named_queries(env):
+        # the case pages render first (_render_site): the verdicts and their situations before the rest
+        for name in ["verdict-sources", "verdicts", "cases", "situation-check"] + named_queries(env):
             site.start(name)
     try:
         written = _render_site(env, site, out, pages, extra, generated)
@@ -1062,9 +1083,6 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
     written = []
     names = pages or page_names()
     common["nav"] = navigation(names, env) + ([("queries/index", "Queries")] if full else [])
-    for name in names:
-        template = env.get_template(f"pages/{name}.html")
-        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
     if site.case_pages:
         template = env.get_template("per-case/case.html")
         verdicts: dict[str, list] = {}
@@ -1077,6 +1095,11 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
             html = _render(template, "case", page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
                                    situations=situations.get(case["case"], []), **common)
             written.append(_write(out / "cases" / f"{slug(case['case'])}.html", html))
+    # the pages after the case pages: these read the verdicts and situation-check, which start first,
+    # while the pages' many smaller queries are answered beside them (Site.start)
+    for name in names:
+        template = env.get_template(f"pages/{name}.html")
+        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
     if full and "per-case/group.html" in env.list_templates():
         template = env.get_template("per-case/group.html")
         for group in site.groups():
