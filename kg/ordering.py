@@ -8,11 +8,14 @@ the rows here, by SPARQL's order (§15.1): unbound first, then blank nodes (by l
 their order among themselves open, and a label means nothing outside one answer), then IRIs by their
 characters, then literals by value.
 
-This is only done where that order is fully defined and equals the engine's: each sort column's bound
-values are IRIs or blank nodes, and literals of one family (strings, exact numbers, doubles, booleans, or date-times all
-with or all without a time zone). A column with anything else (a language-tagged string,
-strings beside numbers, a datatype kg does not know) makes `sort` answer None, and the caller runs
-the query as written, so the engine orders it. Rows equal on every key keep the engine's order, as
+This is only done where kg knows the order: each sort column's bound values are IRIs, blank nodes,
+and literals that are strings, numbers, booleans or date-times. Among literals of one kind the order
+is SPARQL's, and the engine's; where SPARQL leaves it open (a string beside a number), kg orders the
+kinds (numbers, booleans, date-times with a zone, without, strings), as Oxigraph's own sort may abort
+the process on such a column (docs/engines.md). A column with anything else (a language-tagged
+string, a datatype kg does not know, exact numbers beside doubles, which the engine compares in
+binary floating point) makes `sort` answer None, and the caller runs the query as written, so the
+engine orders it. Rows equal on every key keep the engine's order, as
 ties are unordered in SPARQL. `tests/test_ordering.py` compares both on data made to mix every kind.
 """
 from __future__ import annotations
@@ -152,11 +155,27 @@ def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple
             keyed.append(([_key(row[c]) for c in columns], convert(row)))
     except Unsortable:
         return None
+    mixed = []
     for i in range(len(columns)):
         families = {key[i][0] for key, _ in keyed} - {""}
-        if len(families) > 1:
-            return None
+        if {"exact", "binary"} <= families:
+            return None  # SPARQL compares these as numbers, the engine in binary floating point
+        mixed.append(len(families) > 1)
     # stable sorts, least significant key first: each keeps the order the later ones set
     for i in reversed(range(len(columns))):
-        keyed.sort(key=lambda item: item[0][i][1], reverse=keys[i][1])
+        if mixed[i]:  # literals of kinds SPARQL does not order among each other: kg's order of kinds first
+            keyed.sort(key=lambda item: _kind_first(item[0][i]), reverse=keys[i][1])
+        else:
+            keyed.sort(key=lambda item: item[0][i][1], reverse=keys[i][1])
     return [row for _, row in keyed]
+
+
+# where SPARQL leaves literals of different kinds unordered ("1" beside 2), kg puts numbers first,
+# then booleans, date-times with a time zone, without one, and strings; Oxigraph's own sort of such
+# a column can abort the process (docs/engines.md), so kg never hands it one
+_KINDS = {"exact": 0, "binary": 0, "boolean": 1, "zoned": 2, "local": 3, "string": 4}
+
+
+def _kind_first(key: tuple) -> tuple:
+    family, (rank, *value) = key
+    return (rank, _KINDS.get(family, -1), *value)
