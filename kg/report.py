@@ -62,6 +62,7 @@ class Site:
         self.entries = catalogue.load()
         self.used: dict[str, catalogue.NamedQuery] = {}
         self._results: dict[tuple, catalogue.Result] = {}
+        self._comparisons: dict[tuple, tuple] = {}
         self._started: dict[tuple, Future] = {}  # queries running ahead of the pages (start)
         self._pool: ThreadPoolExecutor | None = None
         self.asked_unstarted: set[tuple] = set()  # queries a page asked for that start had not started
@@ -197,6 +198,35 @@ class Site:
         for v in self.verdicts():
             index.setdefault((v["system"], v["grader_kind"], v["grader"]), []).append(v)
         return index
+
+    def comparisons(self, asked=()) -> tuple[list[tuple], list[tuple]]:
+        """(pairs, unshared): the comparisons the compare page shows, each (replay set, baseline's
+        system-runs row, candidate's, why) - per replay set the latest two systems by the first date of
+        their results, then each pair asked for (kg report --compare) on every set both have runs on
+        (once) - and the asked pairs that share no set."""
+        key = tuple(tuple(pair) for pair in asked)
+        if key not in self._comparisons:
+            rows = self.query("system-runs").rows
+            sets = list(dict.fromkeys(r["replay_set"] for r in rows if r["replay_set"]))
+            pairs, unshared = [], []
+            for replay_set in sets:
+                dated = [r for r in rows if r["replay_set"] == replay_set and r["first_date"]]
+                if len(dated) >= 2:
+                    pairs.append((replay_set, dated[-2], dated[-1], "the latest two by time"))
+            for baseline, candidate in key:
+                shared = 0
+                for replay_set in sets:
+                    b = [r for r in rows if r["replay_set"] == replay_set and r["system"] == baseline]
+                    c = [r for r in rows if r["replay_set"] == replay_set and r["system"] == candidate]
+                    if b and c:
+                        shared += 1
+                        if not any(p[0] == replay_set and p[1]["system"] == baseline and p[2]["system"] == candidate
+                                   for p in pairs):
+                            pairs.append((replay_set, b[0], c[0], "asked for with kg report --compare"))
+                if not shared:
+                    unshared.append((baseline, candidate))
+            self._comparisons[key] = (pairs, unshared)
+        return self._comparisons[key]
 
     def compare_grid(self, row: dict, baseline: str, candidate: str, replay_set: str | None) -> dict:
         """The cases of one `compare` row (a grader kind and grader) × (baseline, candidate), each
@@ -1083,6 +1113,9 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
     written = []
     names = pages or page_names()
     common["nav"] = navigation(names, env) + ([("queries/index", "Queries")] if full else [])
+    if full and "compare" in names:  # the compare page's queries, started before the case pages render
+        site.start("compare", *[dict(baseline=base["system"], candidate=cand["system"], replay_set=replay_set)
+                                for replay_set, base, cand, _ in site.comparisons(common["compare_pairs"])[0]])
     if site.case_pages:
         template = env.get_template("per-case/case.html")
         verdicts: dict[str, list] = {}
