@@ -770,7 +770,6 @@ _NONE_CELL = Markup('<td class="num" data-sort="-1">—</td>')
 _YES_CELL, _NO_CELL = Markup("<td>yes</td>"), Markup("<td>no</td>")
 
 
-@functools.lru_cache(maxsize=65536)
 def _distinct(values) -> list[str]:
     """The values as text, each once, in order, compared regardless of case (as Jinja's `unique`)."""
     seen, kept = set(), []
