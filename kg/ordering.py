@@ -20,22 +20,21 @@ ties are unordered in SPARQL. `tests/test_ordering.py` compares both on data mad
 """
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
-from .catalogue import _code_spans
+from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
 _STRING = {XSD + "string"}
 # exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
-# a decimal beside a double into a double, so a column mixing the two is left to it)
-_EXACT = {XSD + t for t in ("integer", "decimal", "int", "long", "short", "byte", "nonNegativeInteger",
-                            "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedLong",
-                            "unsignedInt", "unsignedShort", "unsignedByte")}
-_BINARY = {XSD + "double", XSD + "float"}
+# a decimal beside a double into a double, so a column mixing the two is left to it). The datatypes
+# are the ones the catalogue reads as numbers (kg/catalogue.py)
+_EXACT = _INTEGER_TYPES | {XSD + "decimal"}
+_BINARY = _FLOAT_TYPES - {XSD + "decimal"}
 _DATETIME = {XSD + "dateTime", XSD + "dateTimeStamp"}
 
 # the last clause: ORDER BY, then only variables and ASC(?v) / DESC(?v), to the end of the query
@@ -51,7 +50,7 @@ def split_order_by(text: str) -> tuple[str, list[tuple[str, bool]]] | None:
     """(the query without its final ORDER BY, [(variable, descending)]), or None when the query
     does not end with an ORDER BY of plain variables outside every brace (a LIMIT or OFFSET after it,
     an expression, or an ORDER BY of a sub-select only)."""
-    code = [(s, e) for s, e in _code_spans(text)]
+    code = list(_code_spans(text))
     found = None
     depth = 0
     for start, end in code:
@@ -127,7 +126,7 @@ def _key(term) -> tuple:
             number = Decimal(term.value.strip()) if datatype in _EXACT else float(term.value)
         except (InvalidOperation, ValueError):
             raise Unsortable(term) from None
-        if number != number or number in (float("inf"), float("-inf")) or isinstance(number, Decimal) and not number.is_finite():
+        if not (number.is_finite() if isinstance(number, Decimal) else math.isfinite(number)):
             raise Unsortable(term)
         return ("exact" if datatype in _EXACT else "binary", (3, number))
     if datatype == XSD + "boolean" and term.value in ("true", "false", "1", "0"):
