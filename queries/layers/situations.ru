@@ -26,13 +26,15 @@
 #+   situation-check lists.
 #+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
 #+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
-#+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind). Kept per
+#+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind), with the
+#+   tallies situation-check shows (steps 5 and 6: descriptions checked and satisfied, missing
+#+   classes, unnamed missing inputs, unasked ask; invalid and unchecked records, and why). Kept per
 #+   (case, system) pair like the verdict layer, in keys of its own (<urn:kg:layer:touched:situations>,
 #+   then deriving:situations: no other layer reads them, nor does it read another's keys, so a results
 #+   file does not re-derive it). The mark step marks the pairs whose situations a
 #+   changed source can change: situations it states; intents whose descriptions, behaviour or set it
 #+   states, or that name a description whose classes, missing inputs or ask it states, with every
-#+   decline of their sets; and every situation when it states rdfs:subClassOf.
+#+   decline of their sets; and every situation when it states rdfs:subClassOf or sh:targetClass.
 #+   The shape of the graph is in docs/formats.md, "The situations layer".
 #+ tags: [layer]
 PREFIX apeval: <https://agenticprimitives.dev/ns/evaluation#>
@@ -88,10 +90,11 @@ WHERE {
     }
     UNION
     {
-      # a class hierarchy: every situation (ontologies change rarely)
+      # a class hierarchy, or a shape's target class (which says why a record went unchecked): every
+      # situation (ontologies and shapes change rarely)
       { SELECT DISTINCT ?changed WHERE {
           GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
-          GRAPH ?changed { ?sub rdfs:subClassOf ?super } } }
+          GRAPH ?changed { ?sub rdfs:subClassOf|sh:targetClass ?super } } }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
     }
     GRAPH ?kinds { ?situation a apeval:DeliveredSituation }
@@ -257,4 +260,101 @@ WHERE {
   BIND(BOUND(?ask) && !BOUND(?asked) AS ?ask_unasked)
   BIND(IF(?described_classes = ?covered_classes && ?invalid_classes = 0 && ?described_gaps = ?named_gaps
           && !?ask_unasked, apeval:satisfies, kg:doesNotSatisfy) AS ?relation)
+} ;
+
+# 5. Each state check's tallies, which situation-check shows: over the situation's judgements against
+#    the descriptions its check reads (its expected outcome, or a decline's products), how many there
+#    are and how many it satisfies, and its expected outcome's missing classes, unnamed missing inputs
+#    and unasked ask. Stated only when it has such a judgement (a decline whose set has no product
+#    has none, and situation-check says so).
+INSERT { GRAPH <urn:kg:layer:situations> { ?state_check kg:descriptionsChecked ?checked ;
+                                             kg:descriptionsSatisfied ?satisfied_count ;
+                                             kg:missingClasses ?missing ; kg:unnamedMissing ?unnamed ;
+                                             kg:askMissing ?ask_missing } }
+WHERE {
+  { SELECT ?state_check (COUNT(?judgement) AS ?checked) (SUM(COALESCE(?satisfied, 0)) AS ?satisfied_count)
+           (SUM(?described_classes - ?covered_classes) AS ?missing)
+           (SUM(?described_gaps - ?named_gaps) AS ?unnamed) (SUM(IF(?asks_unasked, 1, 0)) AS ?asks)
+    WHERE {
+      { SELECT DISTINCT ?state_check ?situation WHERE {
+          GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
+          GRAPH <urn:kg:layer:situations> { ?state_check a kg:StateCheck ; kg:keyCase ?case ; kg:keySystem ?system ;
+                                              kg:situation ?situation } } }
+      { SELECT DISTINCT ?judgement ?situation ?description WHERE {
+          GRAPH <urn:kg:layer:situations> { ?judgement a kg:SatisfactionJudgement ; kg:situation ?situation ;
+                                              kg:description ?description ; kg:judgedAs ?role }
+          FILTER(?role = "expected outcome" || ?role = "decline product") } }
+      GRAPH <urn:kg:layer:situations> { ?judgement kg:describedClasses ?described_classes ;
+                                          kg:coveredClasses ?covered_classes ; kg:describedMissing ?described_gaps ;
+                                          kg:namedMissingClasses ?named_gaps ; kg:askUnasked ?asks_unasked }
+      # 1 when it satisfies the description, joined and decided inside the OPTIONAL (with the
+      # description compared in the OPTIONAL's FILTER and BOUND() outside, Virtuoso 7.2 counted 0
+      # satisfied where the embedded store counted 1, in 200 state checks of the examples)
+      OPTIONAL { GRAPH <urn:kg:layer:situations> { ?situation apeval:satisfies ?description } BIND(1 AS ?satisfied) }
+    }
+    GROUP BY ?state_check }
+  BIND(?asks > 0 AS ?ask_missing)
+} ;
+
+# 6. Each state check's records of a class its check reads (a class of a description of step 5's):
+#    how many fail the domain's shapes (an sh:Violation whose sh:focusNode is the record) and how many
+#    were never checked (no kg:checkedAgainst), stated only when it has such a record; then, per
+#    record class never checked, why (kg:uncheckedReason, one each: no loaded shape targets the class,
+#    directly or through rdfs:subClassOf+ as one loaded graph states it, or one does now but none did
+#    when the situation was loaded). The reasons are kept apart, not concatenated: an engine
+#    concatenates in the order it happens to group, and the layer must be the same however reached.
+INSERT { GRAPH <urn:kg:layer:situations> { ?state_check kg:invalidRecords ?invalid ; kg:uncheckedRecords ?unchecked } }
+WHERE {
+  SELECT ?state_check (COUNT(DISTINCT ?broken_record) AS ?invalid) (COUNT(DISTINCT ?unchecked_record) AS ?unchecked)
+  WHERE {
+    { SELECT DISTINCT ?state_check ?record WHERE {
+        GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
+        GRAPH <urn:kg:layer:situations> { ?state_check a kg:StateCheck ; kg:keyCase ?case ; kg:keySystem ?system ;
+                                            kg:situation ?situation .
+                                          ?judgement a kg:SatisfactionJudgement ; kg:situation ?situation ;
+                                            kg:description ?description ; kg:judgedAs ?role }
+        FILTER(?role = "expected outcome" || ?role = "decline product")
+        GRAPH ?classes { ?description apeval:describesClass ?described }
+        GRAPH ?settings { ?situation dul:isSettingFor ?record }
+        { GRAPH ?types { ?record rdf:type ?described } }
+        UNION
+        { GRAPH ?types { ?record rdf:type ?record_type }
+          GRAPH ?hierarchy { ?record_type rdfs:subClassOf+ ?described } }
+    } }
+    OPTIONAL { GRAPH ?results { ?result sh:focusNode ?record ; sh:resultSeverity sh:Violation }
+               BIND(?record AS ?broken_record) }
+    OPTIONAL { GRAPH ?checks { ?record kg:checkedAgainst ?shapes } }
+    BIND(IF(BOUND(?shapes), ?checked, ?record) AS ?unchecked_record)
+  }
+  GROUP BY ?state_check
+} ;
+
+INSERT { GRAPH <urn:kg:layer:situations> { ?state_check kg:uncheckedReason ?why } }
+WHERE {
+  { SELECT DISTINCT ?state_check ?record_class WHERE {
+      { SELECT DISTINCT ?state_check ?record WHERE {
+          GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
+          GRAPH <urn:kg:layer:situations> { ?state_check a kg:StateCheck ; kg:keyCase ?case ; kg:keySystem ?system ;
+                                              kg:situation ?situation .
+                                            ?judgement a kg:SatisfactionJudgement ; kg:situation ?situation ;
+                                              kg:description ?description ; kg:judgedAs ?role }
+          FILTER(?role = "expected outcome" || ?role = "decline product")
+          GRAPH ?classes { ?description apeval:describesClass ?described }
+          GRAPH ?settings { ?situation dul:isSettingFor ?record }
+          { GRAPH ?types { ?record rdf:type ?described } }
+          UNION
+          { GRAPH ?types { ?record rdf:type ?record_type }
+            GRAPH ?hierarchy { ?record_type rdfs:subClassOf+ ?described } }
+      } }
+      FILTER NOT EXISTS { GRAPH ?checks { ?record kg:checkedAgainst ?shapes } }
+      GRAPH ?record_types { ?record rdf:type ?record_class }
+  } }
+  # whether a loaded shape targets the class now, or a superclass of it (OPTIONALs, not EXISTS in a
+  # BIND: Virtuoso 7 cannot compile that)
+  OPTIONAL { GRAPH ?shapes_graph { ?shape sh:targetClass ?direct_target } FILTER(?direct_target = ?record_class) }
+  OPTIONAL { GRAPH ?super_shapes { ?super_shape sh:targetClass ?super_target }
+             GRAPH ?target_hierarchy { ?record_class rdfs:subClassOf+ ?super_target } }
+  BIND(CONCAT(STR(?record_class), IF(BOUND(?direct_target) || BOUND(?super_target),
+       ": a loaded shape targets the class, but none did when the situation was loaded (drop and load the situations file again to check it)",
+       ": no loaded shape targets the class")) AS ?why)
 }
