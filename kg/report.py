@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import gc
 import hashlib
 import json
 import numbers
@@ -1010,17 +1011,33 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
         reused = _reuse_site(kept, out, generated)
         if reused is not None:
             return reused
-    if pages is None:  # the whole site: chosen pages (kg report coverage) are few queries, run as asked
-        # the case pages render first (_render_site): the verdicts and their situations before the rest
-        for name in ["verdict-sources", "verdicts", "cases", "situation-check"] + named_queries(env):
-            site.start(name)
-    try:
-        written = _render_site(env, site, out, pages, extra, generated)
-    finally:
-        site.stop()
+    with collector_paused():
+        if pages is None:  # the whole site: chosen pages (kg report coverage) are few queries, run as asked
+            # the case pages render first (_render_site): the verdicts and their situations before the rest
+            for name in ["verdict-sources", "verdicts", "cases", "situation-check"] + named_queries(env):
+                site.start(name)
+        try:
+            written = _render_site(env, site, out, pages, extra, generated)
+        finally:
+            site.stop()
     if kept is not None and not site.undrawn:  # a site with a chart not drawn is made again, warning again
         _keep_site(out, kept, generated)
     return written
+
+
+@contextmanager
+def collector_paused():
+    """Python's cycle collector paused while a site renders. Each full pass walks every live object,
+    and a report holds millions (every answer's rows, kept until it ends): at 100k assertions the
+    passes were a sixth of the report's CPU (BENCHMARKS.md). The rows, values and pages it makes are
+    freed by reference counting; what cycles it leaves are collected when the collector resumes."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 _NAMED_QUERY = re.compile(r"""\bquery\(\s*["']([\w.-]+)["']\s*\)""")

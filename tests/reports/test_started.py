@@ -68,3 +68,38 @@ def test_the_site_is_the_one_a_render_query_by_query_writes(examples, tmp_path, 
     assert sorted(ran_one) == sorted(ran_many)
     assert one.keys() == many.keys() and len(one) > 100
     assert [name for name in one if one[name] != many[name]] == []
+
+
+def test_the_cycle_collector_is_paused_while_a_site_renders_and_resumed_after(examples, tmp_path, monkeypatch):
+    # each full pass of Python's cycle collector walks every row the report holds: at 100k assertions
+    # the passes were a sixth of its CPU (BENCHMARKS.md); pages and queries alike run with it paused
+    seen = []
+    original = report._render
+
+    def render_page(*args, **kwargs):
+        seen.append(report.gc.isenabled())
+        return original(*args, **kwargs)
+    monkeypatch.setattr(report, "_render", render_page)
+    run_seen = []
+    original_run = report.catalogue.run
+
+    def run(*args, **kwargs):
+        run_seen.append(report.gc.isenabled())
+        return original_run(*args, **kwargs)
+    monkeypatch.setattr(report.catalogue, "run", run)
+    assert report.gc.isenabled()
+    store = Store(examples, read_only=True)
+    report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
+    assert len(seen) > 100 and not any(seen)
+    assert run_seen and not any(run_seen)
+    assert report.gc.isenabled()  # and on again after
+
+
+def test_the_cycle_collector_stays_off_after_a_render_when_it_was_off_before(examples, tmp_path):
+    report.gc.disable()
+    try:
+        store = Store(examples, read_only=True)
+        report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
+        assert not report.gc.isenabled()
+    finally:
+        report.gc.enable()
