@@ -134,6 +134,16 @@ def test_the_report_renders(dataset, tmp_path, capsys):
     coverage = render_coverage(store, tmp_path / "coverage")
     assert_complete(coverage, ["coverage"], capsys.readouterr().err)
 
+    # the default k (read from the tally layer by eligible-trials) is 3, or the most eligible trials of a
+    # case when fewer, counted here apart: the distinct trials of passed or failed verdicts per case,
+    # system, grader and grader kind, from every verdict
+    trials: dict[tuple, set] = {}
+    for v in catalogue.run(catalogue.load()["verdicts"], store, {}).rows:
+        if v["status"] in ("passed", "failed"):
+            trials.setdefault((v["case"], v["system"], v["grader"], v["grader_kind"]), set()).add(v["trial"])
+    most = max(map(len, trials.values()), default=0)
+    assert report.adapted_k(report.Site(store, tmp_path / "k", {})) == ((min(3, most) if most else 3), most)
+
 
 @pytest.mark.skipif(not W3C.is_dir(), reason=f"{W3C} is not here")
 def test_the_w3c_overview_shows_each_of_the_eight_implementations(tmp_path, capsys):
