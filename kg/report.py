@@ -869,12 +869,9 @@ def page_file(stem: str, number: int) -> str:
 
 def adapted_k(site: "Site") -> tuple[int, int]:
     """(k, most): the default k when none is given - 3, or the most eligible trials any case has
-    (per system, grader and kind) when that is fewer, so pass@k and pass^k have cases to read."""
-    trials: dict[tuple, set] = {}
-    for v in site.verdicts():
-        if v["status"] in ("passed", "failed"):
-            trials.setdefault((v["case"], v["system"], v["grader"], v["grader_kind"]), set()).add(v["trial"])
-    most = max((len(t) for t in trials.values()), default=0)
+    (per system, grader and kind: the eligible-trials query) when that is fewer, so pass@k and pass^k
+    have cases to read."""
+    most = max((row["most_eligible_trials"] or 0 for row in site.query("eligible-trials").rows), default=0)
     return (min(3, most) if most else 3), most
 
 
@@ -1014,7 +1011,7 @@ def render_site(backend, out: Path, prefixes: dict[str, str], pages: list[str] |
     with collector_paused():
         if pages is None:  # the whole site: chosen pages (kg report coverage) are few queries, run as asked
             # the case pages render first (_render_site): the verdicts and their situations before the rest
-            for name in ["verdict-sources", "verdicts", "cases", "situation-check"] + named_queries(env):
+            for name in ["eligible-trials", "verdict-sources", "verdicts", "cases", "situation-check"] + named_queries(env):
                 site.start(name)
         try:
             written = _render_site(env, site, out, pages, extra, generated)
@@ -1031,12 +1028,12 @@ def collector_paused():
     and a report holds millions (every answer's rows, kept until it ends): at 100k assertions the
     passes were a sixth of the report's CPU (BENCHMARKS.md). The rows, values and pages it makes are
     freed by reference counting; what cycles it leaves are collected when the collector resumes."""
-    paused = gc.isenabled()
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if was_enabled:
             gc.enable()
 
 
