@@ -6,6 +6,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from .loading import Context
+from .spill import Keys
 
 
 def owner(ctx: Context, subject: str, rdf_class: str) -> str | None:
@@ -52,6 +53,13 @@ def loaded_among(ctx: Context, iris, shape: str, chunk: int = VALUES_CHUNK) -> d
         # a graph without a record (none that kg wrote) is named by itself
         found.update({s.value: (path or g).value for s, g, path in rows})
     return found
+
+
+def loaded_into(ctx: Context, iris: Keys, shape: str, found: Keys) -> None:
+    """loaded_among for keys kept on disk (kg/spill.py): what the store holds of them is added to
+    `found` (IRI → the path of the source holding it), a chunk at a time."""
+    for part in iris.chunks(VALUES_CHUNK):
+        found.update(loaded_among(ctx, part, shape).items())
 
 
 def set_prefixes(ctx: Context, set_iri: str) -> dict[str, str]:

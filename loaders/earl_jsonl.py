@@ -13,13 +13,15 @@ A line's "measurements" are apeval run measurements (apeval:RunMeasurement, one 
 an apeval:RunMeasures record) of the run the line judges: dqv:computedOn its `run`, or the
 assertion itself when the line names no run. A metric left out or null was not reported and
 gets no triple (never estimated); two lines giving one run two values of a metric are refused."""
+import json
+
 import pyoxigraph as ox
 
-from kg.errors import Problem
 from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
-from kg.lookups import check_supersessions, loaded_among
+from kg.lookups import check_supersessions, loaded_into
 from kg.runs import RunRows
+from kg.spill import Keys, Spill
 from kg.terms import METRIC_UNITS, XSD, Triples, decimal, declare, iri, literal, metric_iri, p
 
 SELECTION = {"tp": "so-tp", "tp-alt": "so-tpAlt", "mis-sib": "so-misSib", "mis-far": "so-misFar",
@@ -40,44 +42,54 @@ def read_earl_jsonl(source, ctx):
     the triples a chunk of CHUNK_LINES lines at a time; its problems (a line's own, and the
     supersessions of the whole file, checked at its end) are known once it is spent."""
     refs = RunRows(ctx)
-    ids: dict[str, int] = {}  # the file's ids, each with its first line
-    duplicates = []
-    here, cited_situations, cited_assertions = {}, set(), set()
-    for n, row in source.jsonl_stream():
-        first = ids.setdefault(row["id"], n)
-        if first != n and len(duplicates) < MAX_PROBLEMS:
-            duplicates.append(Problem(source.name, f"line {n}, /id", f'duplicate assertion id "{row["id"]}" '
-                                      f"(first at line {first}, /id)", "give each assertion id a unique id"))
-        mint = refs.minter(row)
-        a = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "assertion"))
-        if a:
-            here[a] = n
-        for field, scope, cited in (("situation", "situation", cited_situations),
-                                    ("supersedes", "assertion", cited_assertions)):
-            if row.get(field):
-                try:
-                    cited.add(mint.iri(row[field], scope))
-                except ValueError:
-                    pass  # reported with its place in the main pass
-    del ids
-    ctx.problems[:0] = duplicates  # said first, as a whole-file check
-    del ctx.problems[MAX_PROBLEMS:]
-    situations = loaded_among(ctx, cited_situations, "a apeval:DeliveredSituation")
-    earlier = loaded_among(ctx, here.keys() | cited_assertions, "a earl:Assertion")
-    clash = sorted(here.keys() & earlier.keys())
-    for a in clash:
-        ctx.problem(f"line {here[a]}, /id", f"assertion <{a}> is already loaded from another source",
-                    "assertion ids are unique across the store; a correction is a new assertion that supersedes")
-    return Projection(_triples(source, ctx, refs, here, cited_assertions, situations, earlier))
+    # the file's keys, kept on disk by SQLite (kg/spill.py): what they take does not grow with the file
+    spill = Spill(source.name)
+    try:
+        ids = spill.unique("assertion id")  # the file's ids, each with its first place
+        here, cited_situations, cited_assertions = spill.keys(), spill.keys(), spill.keys()
+        for n, row in source.jsonl_stream():
+            ids.see(row["id"], f"line {n}, /id")
+            mint = refs.minter(row)
+            a = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "assertion"))
+            if a:
+                here.add(a, n)
+            for field, scope, cited in (("situation", "situation", cited_situations),
+                                        ("supersedes", "assertion", cited_assertions)):
+                if row.get(field):
+                    try:
+                        cited.add(mint.iri(row[field], scope))
+                    except ValueError:
+                        pass  # reported with its place in the main pass
+        ctx.problems[:0] = ids.problems  # said first, as a whole-file check
+        del ctx.problems[MAX_PROBLEMS:]
+        situations, earlier = spill.keys(), spill.keys()
+        loaded_into(ctx, cited_situations, "a apeval:DeliveredSituation", situations)
+        for keys in (here, cited_assertions):
+            loaded_into(ctx, keys, "a earl:Assertion", earlier)
+        for a, line in here.common(earlier, MAX_PROBLEMS):
+            ctx.problem(f"line {line}, /id", f"assertion <{a}> is already loaded from another source",
+                        "assertion ids are unique across the store; a correction is a new assertion that supersedes")
+    except BaseException:
+        spill.close()
+        raise
+    return Projection(_triples(source, ctx, refs, spill, here, cited_assertions, situations, earlier))
 
 
-def _triples(source, ctx, refs, here, cited_assertions, situations, earlier):
-    """The second pass: N-Triples text a chunk at a time (see read_earl_jsonl)."""
+def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earlier):
+    """The second pass: N-Triples text a chunk at a time (see read_earl_jsonl). The spilled keys
+    are dropped when it ends, or is abandoned (closed)."""
+    try:
+        yield from _second_pass(source, ctx, refs, spill, here, cited_assertions, situations, earlier)
+    finally:
+        spill.close()
+
+
+def _second_pass(source, ctx, refs, spill, here, cited_assertions, situations, earlier):
     graders: dict[str, tuple[int, str | None]] = {}
     # the supersession check's facts, kept for the assertions a supersession names only
     edges, keys, names = [], {}, {}
-    measured: dict[tuple[str, str], tuple[int, float]] = {}  # (measured node, metric) -> (first line, value)
-    built: dict[tuple[str, str], tuple[int, str]] = {}  # (run, component kind) -> (first line, digest)
+    measured = spill.keys()  # (measured node, metric) -> (first line, value)
+    built = spill.keys()  # (run, component kind) -> (first line, digest)
     checked_graders: set[str] = set()
     t, lines = Triples(), 0
     for n, row in source.jsonl_stream(checked=False):  # the first pass checked them
@@ -227,17 +239,17 @@ def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | N
             return
 
 
-def _once(ctx, seen: dict, key: tuple, line: int, value, place: str, what: str, fix: str) -> bool:
+def _once(ctx, seen: Keys, key: tuple[str, str], line: int, value, place: str, what: str, fix: str) -> bool:
     """Whether `value` agrees with the first line that gave `key` one (a run states a fact once);
     when not, a problem naming both lines."""
-    first = seen.setdefault(key, (line, value))
+    first = json.loads(seen.add("\0".join(key), json.dumps([line, value])))
     if first[1] == value:
         return True
     ctx.problem(f"line {line}, {place}", f"the run is given {what} {value} here but {first[1]} on line {first[0]}", fix)
     return False
 
 
-def components(t: Triples, ctx, built: dict, line: int, run: str, stated: dict[str, str]) -> None:
+def components(t: Triples, ctx, built: Keys, line: int, run: str, stated: dict[str, str]) -> None:
     """The components the run was built from, in the terms an experiment plan pins a variant's with
     (kg:componentKind, kg:componentDigest on a prov:Entity), each one the run prov:used:
     {run}/component/{kind}. A run is one build: two lines of the file giving it two digests of a
@@ -253,7 +265,7 @@ def components(t: Triples, ctx, built: dict, line: int, run: str, stated: dict[s
         t.add(c, p("kg:componentDigest"), literal(digest))
 
 
-def measure(t: Triples, ctx, measured: dict, line: int, target: str, record: str, values: dict) -> None:
+def measure(t: Triples, ctx, measured: Keys, line: int, target: str, record: str, values: dict) -> None:
     """apeval's form: a RunMeasures record of the run holding one RunMeasurement per reported metric,
     each a metric (dqv:isMeasurementOf), a value (dqv:value) and a unit (apeval:unit)."""
     reported = {notation: value for notation, value in values.items() if value is not None}
