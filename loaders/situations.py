@@ -4,31 +4,66 @@ missing, whether it asked, the skill it selected, and apeval:reachedUnder — th
 own plan was reaching for, which must be one the set's gold registered. A record may state its own
 properties; the records are checked against the domain's SHACL shapes (kg/domain_shapes.py)."""
 from kg import domain_shapes
+from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
-from kg.lookups import descriptions_of, loaded_among
+from kg.lookups import descriptions_of, loaded_into
 from kg.runs import RunRows
+from kg.spill import Spill
 from kg.terms import Triples, decimal, declare, iri, literal, p
+
+
+# situations projected per chunk of triples: a file is read, checked and written a chunk at a time,
+# so a load holds a chunk's rows and triples, not the file's (a situation holds several records)
+CHUNK_LINES = 2_000
 
 
 @loader(kind="situations", parse="jsonl", patterns=("*.situations.jsonl",), schema="situations.schema.json",
         shapes="situations.ttl", order=30)
 def read_situations(source, ctx):
-    rows = source.jsonl()
+    """Two passes over the file, a line at a time. The first checks every line (JSON, schema) and
+    keeps each situation's id and IRI, on disk (kg/spill.py): ids are unique in the file and in the
+    store. The second, lazily, makes the triples CHUNK_LINES lines at a time, the records of those
+    lines checked against the domain's shapes (kg/domain_shapes.py) with them; its problems are known
+    once it is spent."""
     refs = RunRows(ctx)
-    ids = set()
-    for _, row in rows:
-        try:
-            ids.add(refs.minter(row).iri(row["id"], "situation"))
-        except ValueError:
-            pass  # reported with its place below
-    loaded = loaded_among(ctx, ids, "a apeval:DeliveredSituation")
+    spill = Spill(source.name)
+    try:
+        ids, minted = spill.unique("situation id"), spill.keys()
+        for n, row in source.jsonl_stream():
+            ids.see(row["id"], f"line {n}, /id")
+            try:
+                minted.add(refs.minter(row).iri(row["id"], "situation"))
+            except ValueError:
+                pass  # reported with its place in the second pass
+        ctx.problems[:0] = ids.problems  # said first, as a whole-file check
+        del ctx.problems[MAX_PROBLEMS:]
+        loaded = spill.keys()
+        loaded_into(ctx, minted, "a apeval:DeliveredSituation", loaded)
+    except BaseException:
+        spill.close()
+        raise
+    return Projection(_triples(source, ctx, refs, spill, loaded))
+
+
+def _triples(source, ctx, refs, spill, loaded):
+    """The second pass: N-Triples text a chunk at a time. The spilled keys go when it ends, or is
+    abandoned (closed)."""
+    try:
+        yield from _second_pass(source, ctx, refs, loaded)
+    finally:
+        spill.close()
+
+
+def _second_pass(source, ctx, refs, loaded):
     described: dict[str, set[str]] = {}
-    ctx.duplicates(((f"line {n}, /id", row["id"]) for n, row in rows), "situation id")
-    t = Triples()
-    own = Triples()  # the records' own triples, which the domain's shapes check
-    record_iris: list[str] = []
-    values: set[str] = set()
-    for n, row in rows:
+    shapes = domain_shapes.Checker(ctx)
+    chunk = _Chunk()
+    for n, row in source.jsonl_stream(checked=False):  # the first pass checked them
+        if chunk.lines == CHUNK_LINES:
+            yield chunk.text(ctx, shapes)
+            chunk = _Chunk()
+        chunk.lines += 1
+        t = chunk.triples
         mint = refs.minter(row)
         intent = refs.intent(n, row, mint)
         sit_iri = ctx.mint(f"line {n}, /id", lambda: mint.iri(row["id"], "situation"))
@@ -56,11 +91,11 @@ def read_situations(source, ctx):
             if cls and rec_iri:
                 rec = iri(rec_iri)
                 t.add(s, p("dul:isSettingFor"), rec)
-                for target in (t, own):
+                for target in (t, chunk.own):
                     target.add(rec, p("rdf:type"), iri(cls))
                     target.add(rec, p("dcterms:identifier"), literal(record["id"]))
-                record_iris.append(rec_iri)
-                _properties(ctx, own, rec, record.get("properties", {}), mint, f"{here}/properties", values)
+                chunk.record_iris.append(rec_iri)
+                _properties(ctx, chunk.own, rec, record.get("properties", {}), mint, f"{here}/properties", chunk.values)
         for term in ctx.mint_each(f"line {n}, /namedMissing", row.get("namedMissing", []), mint.term):
             t.add(s, p("kg:namedMissing"), iri(term))
         if row.get("selectedSkill"):
@@ -81,9 +116,24 @@ def read_situations(source, ctx):
                             + (", ".join(sorted(d.rsplit("/", 1)[-1] for d in described[set_iri])) or "none registered"))
             elif d_iri is not None:
                 t.add(s, p("apeval:reachedUnder"), iri(d_iri))
-    ctx.raise_if_problems()
-    t.lines += own.lines + domain_shapes.check(ctx, own, record_iris, values).lines
-    return Projection(t)
+    yield chunk.text(ctx, shapes)
+
+
+class _Chunk:
+    """A chunk's situations: their triples, their records' own triples (which the domain's shapes
+    check), the records and the IRIs their properties name."""
+
+    def __init__(self):
+        self.lines, self.triples, self.own = 0, Triples(), Triples()
+        self.record_iris: list[str] = []
+        self.values: set[str] = set()
+
+    def text(self, ctx, shapes: domain_shapes.Checker) -> str:
+        if ctx.problems:  # the file is refused: its records need no check
+            return ""
+        joined = Triples()
+        joined.lines = self.triples.lines + self.own.lines + shapes.check(self.own, self.record_iris, self.values).lines
+        return joined.text()
 
 
 def _properties(ctx, t, rec, properties, mint, place, values):

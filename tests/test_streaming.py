@@ -19,6 +19,7 @@ from kg.store import Store
 from .conftest import TESTS
 
 BASE = TESTS / "bad" / "_base"
+STREAMING_LOADERS = ("earl-jsonl", "situations")  # the JSON Lines loaders that project a chunk at a time
 LINES = 600
 CHUNK = 50  # lines per chunk: the file spans twelve
 
@@ -61,7 +62,8 @@ def streaming(monkeypatch):
     """Every JSON Lines file streamed, CHUNK lines a chunk; the chunks written are counted (the real
     bulk write runs)."""
     monkeypatch.setattr(ingest, "STREAM_BYTES", 0)
-    monkeypatch.setattr(sys.modules[registry()["earl-jsonl"].module], "CHUNK_LINES", CHUNK)
+    for kind in STREAMING_LOADERS:
+        monkeypatch.setattr(sys.modules[registry()[kind].module], "CHUNK_LINES", CHUNK)
     written = []
     real = Store.bulk_write
 
@@ -101,6 +103,30 @@ def test_a_big_file_is_written_in_chunks_and_holds_what_the_whole_file_path_make
     # the check of the file as a whole saw the conflicting pair across chunks
     assert outcomes[0].warnings == whole_outcomes[0].warnings
     assert any("conflicting" in w["message"] for w in outcomes[0].warnings)
+
+
+def test_a_situations_file_in_chunks_holds_what_the_whole_file_path_makes(tmp_path, monkeypatch):
+    """A situation per chunk: each chunk's records are checked against the domain's shapes on their
+    own, and the store holds what one check of the whole file makes - every record's kg:checkedAgainst
+    and each failing record's sh:ValidationResult."""
+    golden = TESTS / "queries" / "golden" / "situation-check--validates"
+    given = [golden / n for n in ("cubby.ttl", "cubby.shapes.ttl", "desk.replayset.json", "desk.gold.json")]
+    situations = golden / "desk.situations.jsonl"
+    module = sys.modules[registry()["situations"].module]
+    written = []
+    real = Store.bulk_write
+    monkeypatch.setattr(Store, "bulk_write", lambda self, graph, text: (written.append(graph), real(self, graph, text))[1])
+    monkeypatch.setattr(ingest, "STREAM_BYTES", 0)
+    monkeypatch.setattr(module, "CHUNK_LINES", 1)
+    _, streamed = loaded(tmp_path / "streamed", *given, situations)
+    monkeypatch.setattr(ingest, "STREAMING", False)
+    monkeypatch.setattr(module, "CHUNK_LINES", 20_000)
+    _, whole = loaded(tmp_path / "whole", *given, situations)
+    assert written.count(situations.resolve().as_uri()) == len(situations.read_text().splitlines())  # a chunk a line
+    def evidence(dump):  # the bulk loads' own count, kept until the store is next compacted, left out
+        return [line for line in without_load_times(dump) if b"bulkLoadedSinceCompaction" not in line]
+    assert evidence(streamed) == evidence(whole)
+    assert b"ValidationResult" in streamed and b"checkedAgainst" in streamed
 
 
 @pytest.mark.parametrize("bad, place, message", [
@@ -220,7 +246,8 @@ def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_fil
 
     def problems(streamed: bool):
         monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
-        monkeypatch.setattr(sys.modules[registry()["earl-jsonl"].module], "CHUNK_LINES", 2 if streamed else 20_000)
+        for kind in STREAMING_LOADERS:
+            monkeypatch.setattr(sys.modules[registry()[kind].module], "CHUNK_LINES", 2 if streamed else 20_000)
         store = Store(":memory:")
         ingest.load(store, [BASE])
         before = store.dump()
