@@ -85,7 +85,7 @@ def expected_verdicts(files: dict[str, list[dict]]) -> dict:
             for key, cls in classes.items()}
 
 
-TALLY_COUNTS = ["trials", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
+TALLY_COUNTS = ["trials", "eligible", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
                 "excludedUnexplained", "excludedInapplicable", "excludedUntested", "excludedOther",
                 "excludedConflicting", "excludedNotPreregistered", "orderUnknown", "firstJudged", "firstPassed"]
 TALLY_ROWS = ("PREFIX kg: <https://kg.example/ns#>\nSELECT ?tally ?system ?case ?grader ?kind "
@@ -105,6 +105,7 @@ def expected_tallies(files: dict[str, list[dict]]) -> dict:
     for (system, case, trial, grader, kind), (status, members) in expected_verdicts(files).items():
         counts = tallies.setdefault((system, case, grader, kind), dict.fromkeys(TALLY_COUNTS, 0))
         counts["trials"] += 1
+        counts["eligible"] += status in ("passed", "failed")
         if status == "failed":
             counts["failed" if any(outcome_of[m] == "failed" for m in members) else "failedByAgent"] += 1
         else:

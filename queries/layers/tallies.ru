@@ -4,8 +4,9 @@
 #+ description: >
 #+   A tally is one node per system, case, grader and grader kind of the verdict layer
 #+   (queries/layers/verdicts.ru), holding integer counts of that grader's verdicts on that case: trials
-#+   (verdicts), passed, failed (status failed and an assertion said earl:failed), failedByAgent
-#+   (status failed otherwise: cantTell caused by the agent), the excluded ones by reason (grader,
+#+   (verdicts), eligible (passed or failed: the trials pass@k's n counts - the one place that says
+#+   which trials are eligible), passed, failed (status failed and an assertion said earl:failed),
+#+   failedByAgent (status failed otherwise: cantTell caused by the agent), the excluded ones by reason (grader,
 #+   environment, unexplained, inapplicable, untested, other, conflicting, not-preregistered),
 #+   orderUnknown (passed or failed verdicts with a kg:preregistration "order-unknown"), and trial 0's
 #+   status as two 0/1 counts: firstJudged (trial 0 passed or failed) and firstPassed (trial 0 passed).
@@ -40,7 +41,7 @@ WHERE {
 #    digest of its key, so the same tally is made however it is reached.
 INSERT { GRAPH <urn:kg:layer:tallies> {
   ?tally a kg:Tally ; kg:system ?system ; kg:case ?case ; kg:grader ?grader ; kg:graderKind ?grader_kind ;
-         kg:trials ?trials ; kg:passed ?passed ; kg:failed ?failed ; kg:failedByAgent ?failed_by_agent ;
+         kg:trials ?trials ; kg:eligible ?eligible ; kg:passed ?passed ; kg:failed ?failed ; kg:failedByAgent ?failed_by_agent ;
          kg:excludedGrader ?x_grader ; kg:excludedEnvironment ?x_environment ;
          kg:excludedUnexplained ?x_unexplained ; kg:excludedInapplicable ?x_inapplicable ;
          kg:excludedUntested ?x_untested ; kg:excludedOther ?x_other ; kg:excludedConflicting ?x_conflicting ;
@@ -49,6 +50,9 @@ INSERT { GRAPH <urn:kg:layer:tallies> {
 WHERE {
   { SELECT ?system ?case ?grader ?grader_kind
            (COUNT(?verdict) AS ?trials)
+           # eligible: a trial the agent passed or failed (cantTell caused by the agent is a failure);
+           # the excluded ones below are counted beside it, never against the agent
+           (SUM(IF(?status = "passed" || ?status = "failed", 1, 0)) AS ?eligible)
            (SUM(IF(?status = "passed", 1, 0)) AS ?passed)
            (SUM(IF(?status = "failed" && ?said_failed = 1, 1, 0)) AS ?failed)
            (SUM(IF(?status = "failed" && ?said_failed = 0, 1, 0)) AS ?failed_by_agent)

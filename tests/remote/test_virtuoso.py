@@ -128,7 +128,7 @@ def test_the_plans_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded)
 
 def test_the_tally_layer_built_on_virtuoso_is_the_embedded_one(remote, embedded):
     # queries/layers/tallies.ru, derived on the server from its own verdict layer, after it
-    counts = ["trials", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
+    counts = ["trials", "eligible", "passed", "failed", "failedByAgent", "excludedGrader", "excludedEnvironment",
               "excludedUnexplained", "excludedInapplicable", "excludedUntested", "excludedOther",
               "excludedConflicting", "excludedNotPreregistered", "orderUnknown", "firstJudged", "firstPassed"]
     layer = ("PREFIX kg: <https://kg.example/ns#>\nSELECT ?system ?case ?grader ?kind " + " ".join(f"?{c}" for c in counts)
