@@ -6,8 +6,8 @@
 #+   (queries/layers/verdicts.ru), holding integer counts of that grader's verdicts on that case: trials
 #+   (verdicts), eligible (passed or failed: the trials pass@k's n counts - the one place that says
 #+   which trials are eligible), passed, failed (status failed and an assertion said earl:failed),
-#+   failedByAgent (status failed otherwise: cantTell caused by the agent), the excluded ones by reason (grader,
-#+   environment, unexplained, inapplicable, untested, other, conflicting, not-preregistered),
+#+   failedByAgent (status failed otherwise: cantTell caused by the agent), the excluded ones by
+#+   reason (grader, environment, unexplained, inapplicable, untested, other, conflicting, not-preregistered),
 #+   orderUnknown (passed or failed verdicts with a kg:preregistration "order-unknown"), and trial 0's
 #+   status as two 0/1 counts: firstJudged (trial 0 passed or failed) and firstPassed (trial 0 passed).
 #+   It says nothing the verdict layer does not: it is that layer counted once per write rather than
