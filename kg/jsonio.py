@@ -310,14 +310,18 @@ def _explain(err: jsonschema.ValidationError) -> tuple[str, str]:
     return err.message, ""
 
 
+def duplicate_problem(file: str, place: str, ident: Any, first: str, what: str) -> Problem:
+    """An id given again at `place`, first given at `first`."""
+    return Problem(file, place, f'duplicate {what} "{ident}" (first at {first})', f"give each {what} a unique id")
+
+
 def duplicate_problems(file: str, items: Iterator[tuple[str, Any]], what: str) -> list[Problem]:
     """items: (place, id) pairs; every repeat of an id is a problem naming the first place."""
     first: dict[Any, str] = {}
     problems = []
     for place, ident in items:
         if ident in first:
-            problems.append(Problem(file, place, f'duplicate {what} "{ident}" (first at {first[ident]})',
-                                    f"give each {what} a unique id"))
+            problems.append(duplicate_problem(file, place, ident, first[ident], what))
         else:
             first[ident] = place
     return problems

@@ -349,6 +349,12 @@ class Context:
     def duplicates(self, items, what: str) -> None:
         self.problems += duplicate_problems(self.source.name, items, what)
 
+    def say_first(self, problems: list[Problem]) -> None:
+        """Problems of a whole-file check made while the lines were read (a streamed file's unique
+        ids): said before the lines' own, the first MAX_PROBLEMS of all kept."""
+        self.problems[:0] = problems
+        del self.problems[MAX_PROBLEMS:]
+
     def select(self, query: str, **bindings) -> list[tuple]:
         """A SELECT against what is already loaded (other sources); rows of pyoxigraph terms."""
         return self.store.select(query, this_graph=self.graph, **bindings)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import Problem, Rejected
-from .jsonio import MAX_PROBLEMS
+from .jsonio import MAX_PROBLEMS, duplicate_problem
 
 # SQLite's page cache, per database (KiB): the most these keys hold in memory, however many there are
 CACHE_KIB = 32 * 1024
@@ -56,11 +57,29 @@ class Spill:
         return Keys(self, f"keys{self._tables}")
 
     def unique(self, what: str) -> Unique:
-        """Ids that must be unique in the file, each repeat a problem (jsonio.duplicate_problems' words)."""
+        """Ids that must be unique in the file, each repeat a problem (jsonio.duplicate_problem)."""
         return Unique(self.keys(), self.file, what)
 
     def close(self) -> None:
         self._db.close()
+
+    @contextmanager
+    def closed_on_error(self) -> Iterator[Spill]:
+        """A loader's first pass: the keys go if it fails; else they stay for the second pass
+        (`closing`)."""
+        try:
+            yield self
+        except BaseException:
+            self.close()
+            raise
+
+    def closing(self, chunks: Iterator[str]) -> Iterator[str]:
+        """A loader's second pass (its chunks of N-Triples text), the keys dropped when it ends or is
+        abandoned (closed)."""
+        try:
+            yield from chunks
+        finally:
+            self.close()
 
     def __enter__(self) -> Spill:
         return self
@@ -80,8 +99,7 @@ class Unique:
     def see(self, ident: str, place: str) -> None:
         first = self.keys.add(ident, place)
         if first != place and len(self.problems) < MAX_PROBLEMS:
-            self.problems.append(Problem(self.file, place, f'duplicate {self.what} "{ident}" (first at {first})',
-                                         f"give each {self.what} a unique id"))
+            self.problems.append(duplicate_problem(self.file, place, ident, first, self.what))
 
 
 class Keys:

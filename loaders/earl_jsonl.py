@@ -44,7 +44,7 @@ def read_earl_jsonl(source, ctx):
     refs = RunRows(ctx)
     # the file's keys, kept on disk by SQLite (kg/spill.py): what they take does not grow with the file
     spill = Spill(source.name)
-    try:
+    with spill.closed_on_error():
         ids = spill.unique("assertion id")  # the file's ids, each with its first place
         here, cited_situations, cited_assertions = spill.keys(), spill.keys(), spill.keys()
         for n, row in source.jsonl_stream():
@@ -60,8 +60,7 @@ def read_earl_jsonl(source, ctx):
                         cited.add(mint.iri(row[field], scope))
                     except ValueError:
                         pass  # reported with its place in the main pass
-        ctx.problems[:0] = ids.problems  # said first, as a whole-file check
-        del ctx.problems[MAX_PROBLEMS:]
+        ctx.say_first(ids.problems)
         situations, earlier = spill.keys(), spill.keys()
         loaded_into(ctx, cited_situations, "a apeval:DeliveredSituation", situations)
         for keys in (here, cited_assertions):
@@ -69,22 +68,11 @@ def read_earl_jsonl(source, ctx):
         for a, line in here.common(earlier, MAX_PROBLEMS):
             ctx.problem(f"line {line}, /id", f"assertion <{a}> is already loaded from another source",
                         "assertion ids are unique across the store; a correction is a new assertion that supersedes")
-    except BaseException:
-        spill.close()
-        raise
-    return Projection(_triples(source, ctx, refs, spill, here, cited_assertions, situations, earlier))
+    return Projection(spill.closing(_triples(source, ctx, refs, spill, here, cited_assertions, situations, earlier)))
 
 
 def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earlier):
-    """The second pass: N-Triples text a chunk at a time (see read_earl_jsonl). The spilled keys
-    are dropped when it ends, or is abandoned (closed)."""
-    try:
-        yield from _second_pass(source, ctx, refs, spill, here, cited_assertions, situations, earlier)
-    finally:
-        spill.close()
-
-
-def _second_pass(source, ctx, refs, spill, here, cited_assertions, situations, earlier):
+    """The second pass: N-Triples text a chunk at a time (see read_earl_jsonl)."""
     graders: dict[str, tuple[int, str | None]] = {}
     # the supersession check's facts, kept for the assertions a supersession names only
     edges, keys, names = [], {}, {}

@@ -4,7 +4,6 @@ missing, whether it asked, the skill it selected, and apeval:reachedUnder — th
 own plan was reaching for, which must be one the set's gold registered. A record may state its own
 properties; the records are checked against the domain's SHACL shapes (kg/domain_shapes.py)."""
 from kg import domain_shapes
-from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
 from kg.lookups import descriptions_of, loaded_into
 from kg.runs import RunRows
@@ -27,7 +26,7 @@ def read_situations(source, ctx):
     once it is spent."""
     refs = RunRows(ctx)
     spill = Spill(source.name)
-    try:
+    with spill.closed_on_error():
         ids, minted = spill.unique("situation id"), spill.keys()
         for n, row in source.jsonl_stream():
             ids.see(row["id"], f"line {n}, /id")
@@ -35,26 +34,14 @@ def read_situations(source, ctx):
                 minted.add(refs.minter(row).iri(row["id"], "situation"))
             except ValueError:
                 pass  # reported with its place in the second pass
-        ctx.problems[:0] = ids.problems  # said first, as a whole-file check
-        del ctx.problems[MAX_PROBLEMS:]
+        ctx.say_first(ids.problems)
         loaded = spill.keys()
         loaded_into(ctx, minted, "a apeval:DeliveredSituation", loaded)
-    except BaseException:
-        spill.close()
-        raise
-    return Projection(_triples(source, ctx, refs, spill, loaded))
+    return Projection(spill.closing(_triples(source, ctx, refs, loaded)))
 
 
-def _triples(source, ctx, refs, spill, loaded):
-    """The second pass: N-Triples text a chunk at a time. The spilled keys go when it ends, or is
-    abandoned (closed)."""
-    try:
-        yield from _second_pass(source, ctx, refs, loaded)
-    finally:
-        spill.close()
-
-
-def _second_pass(source, ctx, refs, loaded):
+def _triples(source, ctx, refs, loaded):
+    """The second pass: N-Triples text a chunk at a time."""
     described: dict[str, set[str]] = {}
     shapes = domain_shapes.Checker(ctx)
     chunk = _Chunk()
