@@ -45,3 +45,17 @@ def test_the_page_shows_them(site, tmp_path):
     assert page.count('data-why="asked for with kg report --compare"') == 2
     assert page.count('data-why="the latest two by time"') == 2
     assert f'data-unshared="{DESK} {OLD}"' in page
+
+
+def test_a_sets_rows_are_the_rows_compare_gives_for_that_set_alone(site):
+    # the page runs compare once per pair and takes each set's rows from it (Site.comparison); the
+    # independent answer is the query run with replay_set bound, as `kg compare --replay-set` runs it
+    from kg.catalogue import IRI, run
+    query = site.entries["compare"]
+    for replay_set in SETS:
+        for baseline, candidate in ((OLD, RC), (RC, OLD)):
+            alone = run(query, site.backend, {"baseline": IRI(baseline), "candidate": IRI(candidate),
+                                              "replay_set": IRI(replay_set)}).rows
+            taken = site.comparison(baseline, candidate, replay_set).rows
+            assert alone and taken == alone
+            assert {r["replay_set"] for r in taken} == {replay_set}
