@@ -193,6 +193,15 @@ class Site:
         return self._verdicts
 
     @functools.cache
+    def verdicts_by_case(self) -> dict[str, list[dict]]:
+        """The verdicts by case, in the verdicts query's order, indexed once for the case pages and
+        every page of the matrix (each page had walked every verdict: 15 pages x 101k at 100k)."""
+        index: dict[str, list[dict]] = {}
+        for v in self.verdicts():
+            index.setdefault(v["case"], []).append(v)
+        return index
+
+    @functools.cache
     def _verdicts_by_key(self) -> dict[tuple, list[dict]]:
         """The verdicts by (system, grader kind, grader), indexed once for every grid of the compare page."""
         index: dict[tuple, list[dict]] = {}
@@ -711,18 +720,16 @@ class Site:
         the systems that have a verdict on them (no empty columns). Every case a verdict names is a
         row, in a replay set or not; each mark links to its verdict on the case's page."""
         cases = self.all_cases()
-        verdicts = self.verdicts()
+        by_case = self.verdicts_by_case()
         pages = max(1, -(-len(cases) // MATRIX_CASES))
         shown = cases[(number - 1) * MATRIX_CASES: number * MATRIX_CASES]
-        wanted = {c["case"] for c in shown}
+        on_page = [v for case in dict.fromkeys(c["case"] for c in shown) for v in by_case.get(case, ())]
         cells: dict[tuple, dict[str, list]] = {}
-        for v in verdicts:
-            if v["case"] in wanted:
-                cells.setdefault((v["case"], v["system"]), {}).setdefault(v["grader_kind"], []).append(v)
+        for v in on_page:
+            cells.setdefault((v["case"], v["system"]), {}).setdefault(v["grader_kind"], []).append(v)
         for marks in cells.values():
             for kind in marks:
                 marks[kind].sort(key=lambda v: (v["trial"], v["grader"] or ""))
-        on_page = [v for v in verdicts if v["case"] in wanted]
         return {"cases": shown, "systems": sorted({case_system[1] for case_system in cells}), "cells": cells,
                 "kinds": sorted({v["grader_kind"] for v in on_page}),
                 "statuses": sorted({v["status"] for v in on_page if v["status"]}),
@@ -1140,9 +1147,7 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
                                 for _, base, cand, _ in site.comparisons(common["compare_pairs"])[0]])
     if site.case_pages:
         template = env.get_template("per-case/case.html")
-        verdicts: dict[str, list] = {}
-        for row in site.verdicts():
-            verdicts.setdefault(row["case"], []).append(row)
+        verdicts = site.verdicts_by_case()
         situations: dict[str, list] = {}
         for row in site.query("situation-check").rows:
             situations.setdefault(row["case"], []).append(row)
@@ -1150,11 +1155,8 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
             html = _render(template, "case", page="case", root="../", case=case, verdicts=verdicts.get(case["case"], []),
                                    situations=situations.get(case["case"], []), **common)
             written.append(_write(out / "cases" / f"{slug(case['case'])}.html", html))
-    # the pages after the case pages: these read the verdicts and situation-check, which start first,
-    # while the pages' many smaller queries are answered beside them (Site.start)
-    for name in names:
-        template = env.get_template(f"pages/{name}.html")
-        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
+    # the pages behind the cards, bars and rates, and the matrix's further pages, while the queries
+    # of the named pages run (they had rendered after them, on one core: 10 s at 100k assertions)
     if full and "per-case/group.html" in env.list_templates():
         template = env.get_template("per-case/group.html")
         for group in site.groups():
@@ -1187,6 +1189,12 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
         for number in range(2, site.matrix()["pages"] + 1):
             written.append(_write(out / "matrix" / f"page-{number}.html",
                                   _render(template, "matrix", page="matrix", root="../", number=number, **common)))
+    # the named pages last: they wait for the catalogue's many queries, answered beside the pages
+    # (Site.start); what comes before reads the verdicts, which start first, so that little is left
+    # to render on one core after the last query
+    for name in names:
+        template = env.get_template(f"pages/{name}.html")
+        written.append(_write(out / f"{name}.html", _render(template, "page", page=name, root="", **common)))
     query_page = env.get_template("_query.html")
     shown = site.entries if full else site.used
     for name, q in sorted(shown.items()):
