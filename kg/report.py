@@ -52,6 +52,21 @@ def status_of(reason: str) -> str:
     return reason.replace("_", "-")
 
 
+def _once(method):
+    """A method of the Site computed once per Site, kept on the Site itself: functools.cache on a
+    method keys it by `self` in a cache of the class, which kept every Site ever made alive, with its
+    answers (2.5 GB at 100k assertions), until the interpreter ended - and then walked and freed them
+    all at exit (seconds after the report was written)."""
+    attribute = f"_once_{method.__name__}"
+
+    @functools.wraps(method)
+    def once(self):
+        if attribute not in self.__dict__:
+            self.__dict__[attribute] = method(self)
+        return self.__dict__[attribute]
+    return once
+
+
 class Site:
     """What templates see: the queries, labels, prefixes and helpers to draw and link."""
 
@@ -192,7 +207,7 @@ class Site:
             self._verdicts = rows
         return self._verdicts
 
-    @functools.cache
+    @_once
     def verdicts_by_case(self) -> dict[str, list[dict]]:
         """The verdicts by case, in the verdicts query's order, indexed once for the case pages and
         every page of the matrix (each page had walked every verdict: 15 pages x 101k at 100k)."""
@@ -201,7 +216,7 @@ class Site:
             index.setdefault(v["case"], []).append(v)
         return index
 
-    @functools.cache
+    @_once
     def _verdicts_by_key(self) -> dict[tuple, list[dict]]:
         """The verdicts by (system, grader kind, grader), indexed once for every grid of the compare page."""
         index: dict[tuple, list[dict]] = {}
@@ -371,7 +386,7 @@ class Site:
         return groups
 
     # ── the rows behind the coverage and wrong-description figures ──
-    @functools.cache
+    @_once
     def coverage_bars(self) -> list[dict]:
         """Each coverage-summary row (a bar of the coverage chart) with the terms behind it, from
         coverage-exercised-by: `terms` (uncovered first, as the query orders them), each a dict of
@@ -398,7 +413,7 @@ class Site:
                          "terms": terms, "covered": covered, "mismatch": mismatch})
         return bars
 
-    @functools.cache
+    @_once
     def wrong_descriptions(self) -> list[dict]:
         """Each wrong-description-reach row (a rate, per replay set and system) with every situation
         behind it, from wrong-description-situations of the same replay set and system: `counted`,

@@ -103,3 +103,19 @@ def test_the_cycle_collector_stays_off_after_a_render_when_it_was_off_before(exa
         assert not report.gc.isenabled()
     finally:
         report.gc.enable()
+
+
+def test_a_site_and_its_answers_are_let_go_when_its_render_ends(examples, tmp_path, monkeypatch):
+    # what a Site computes once is kept on the Site (report._once), not in a cache of its class that
+    # would keep every Site, and every answer it read, alive until the interpreter ends
+    import weakref
+    made = []
+
+    def recorded(self, *args, **kwargs):
+        MADE(self, *args, **kwargs)
+        made.append(weakref.ref(self))
+    monkeypatch.setattr(report.Site, "__init__", recorded)
+    store = Store(examples, read_only=True)
+    report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
+    report.gc.collect()
+    assert len(made) == 1 and made[0]() is None
