@@ -114,6 +114,21 @@ def keep(path: Path, text: str) -> None:
             scratch.unlink(missing_ok=True)
 
 
+def keep_written(path: Path, written: Path, text: str) -> None:
+    """Keeps a file a report has just written, as `keep` would keep its text: by a hard link where
+    the file system allows (a site is replaced whole, never edited in place, so the two may share
+    their bytes; the 185 MB of downloads at 100k assertions were written twice), else a copy."""
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.link(written, scratch)
+        os.replace(scratch, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            scratch.unlink(missing_ok=True)
+        keep(path, text)
+
+
 def _tagged(value):
     """JSON keeps no Python type: an IRI is written {"@id": …}, as JSON-LD does, to come back an IRI."""
     return {"@id": str(value)} if isinstance(value, IRI) else value

@@ -32,7 +32,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from . import catalogue, output, paths
-from .cache import AnswerCache, keep
+from .cache import AnswerCache, keep, keep_written
 from .errors import OutputUnwritable, UsageError
 from .output import shorten
 from .terms import PREFIXES
@@ -187,7 +187,7 @@ class Site:
                 text = output.render(result.columns, result.rows, fmt)
                 written.append(_write(target, text))
                 if kept is not None:
-                    keep(kept, text)
+                    keep_written(kept, target, text)
         return written
 
     # ── the verdicts behind every figure ──

@@ -102,3 +102,19 @@ def test_an_answer_comes_back_from_the_cache_with_its_types(tmp_path):
     assert back == rows
     assert [[type(v) for v in row] for row in back] == [[type(v) for v in row] for row in rows]
     assert cache.get("SELECT 2") is None
+
+
+def test_a_written_download_is_kept_by_a_link_and_by_its_text_where_no_link_can_be_made(tmp_path):
+    from kg.cache import keep_written
+    written = tmp_path / "site" / "data" / "verdicts.csv"
+    written.parent.mkdir(parents=True)
+    written.write_text("a,b\n1,2\n", encoding="utf-8")
+    kept = tmp_path / "cache" / "state" / "data" / "k.csv"
+    keep_written(kept, written, "a,b\n1,2\n")
+    assert kept.read_text(encoding="utf-8") == "a,b\n1,2\n"
+    assert kept.stat().st_ino == written.stat().st_ino  # one copy of the bytes, not two
+    gone = tmp_path / "site" / "data" / "never-written.csv"  # no file to link: its text is kept instead
+    other = kept.with_name("other.csv")
+    keep_written(other, gone, "c\n3\n")
+    assert other.read_text(encoding="utf-8") == "c\n3\n"
+    assert sorted(p.name for p in kept.parent.iterdir()) == ["k.csv", "other.csv"]  # no scratch left behind
