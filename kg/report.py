@@ -94,6 +94,7 @@ class Site:
         self._verdicts: list[dict] | None = None
         self._groups: dict[int, list[dict]] = {}
         self._data_files: dict[tuple, str] = {}  # (query, params) -> data/<file> stem of its CSV and JSON
+        self._data_written: set[tuple] = set()  # the keys of _data_files whose files are written
         self.k = self.params.get("k") or 3
         self.k_given = self.params.get("k") is not None
 
@@ -174,9 +175,14 @@ class Site:
         return "".join(f" -p {name}={value}" for name, value in key[1]) if key else ""
 
     def write_data(self) -> list[Path]:
-        """Writes data/<stem>.csv and .json for every result a table linked, with kg query's renderer."""
+        """Writes data/<stem>.csv and .json for every result a table has linked and not yet written,
+        with kg query's renderer. Called once the pages that link the biggest answers (the matrix:
+        every verdict) are rendered, while the named pages' queries still run, and again at the end."""
         written = []
         for key, stem in sorted(self._data_files.items(), key=lambda item: item[1]):
+            if key in self._data_written:
+                continue
+            self._data_written.add(key)
             result = self._results[key]
             for fmt in ("csv", "json"):
                 target = self.out / "data" / f"{stem}.{fmt}"
@@ -1204,6 +1210,7 @@ def _render_site(env, site: "Site", out: Path, pages: list[str] | None, extra: d
         for number in range(2, site.matrix()["pages"] + 1):
             written.append(_write(out / "matrix" / f"page-{number}.html",
                                   _render(template, "matrix", page="matrix", root="../", number=number, **common)))
+    site.write_data()  # the downloads linked so far (the matrix's: every verdict), beside the queries
     # the named pages last: they wait for the catalogue's many queries, answered beside the pages
     # (Site.start); what comes before reads the verdicts, which start first, so that little is left
     # to render on one core after the last query
