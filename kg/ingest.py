@@ -271,7 +271,9 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     if write and not force and loaded_sha == sha:
         return Outcome(name, spec.kind, "unchanged")
     ctx = Context(store, source, base, {k: v for k, v in (options or {}).items() if k in spec.options})
-    if write and STREAMING and isinstance(store, Store) and spec.parse == "jsonl" and size >= STREAM_BYTES:
+    if write and STREAMING and isinstance(store, Store) and size >= STREAM_BYTES and (
+            spec.parse == "jsonl" or _streams_rdf(source)):
+        ctx.streamed = True
         return _load_streamed(store, source, spec, ctx, sha=sha, loaded_sha=loaded_sha, base=base,
                               validate=validate, revise=revise)
     try:
@@ -303,11 +305,19 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     return Outcome(name, spec.kind, "loaded" if write else "valid", triples=triples, warnings=results)
 
 
-STREAMING = True  # JSON Lines files are written a chunk at a time (tests turn it off to compare)
-# a JSON Lines file at least this big is streamed (_load_streamed): about 2,000 assertions, 50,000
-# triples, well past BULK_TRIPLES, so its writes are the bulk writes the store would choose for it
-# anyway; a smaller one costs less as one transaction than as bulk-written files
+STREAMING = True  # JSON Lines and big RDF files are written a chunk at a time (tests turn it off to compare)
+# a JSON Lines file, or an RDF file of a syntax Oxigraph reads as it goes (kg.loading.STREAMED_RDF), at
+# least this big is streamed (_load_streamed): about 2,000 assertions, 50,000 triples, well past
+# BULK_TRIPLES, so its writes are the bulk writes the store would choose for it anyway; a smaller one
+# costs less as one transaction than as bulk-written files
 STREAM_BYTES = 1 << 20
+
+
+def _streams_rdf(source: Source) -> bool:
+    try:
+        return source.streams_rdf()
+    except Rejected:  # no RDF syntax for its extension: the whole-file path says so
+        return False
 
 
 def file_sha256(path: Path) -> str:
@@ -320,12 +330,13 @@ def file_sha256(path: Path) -> str:
 
 def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context, *, sha: str,
                    loaded_sha: str | None, base: str, validate: bool, revise: bool) -> Outcome:
-    """A JSON Lines file loaded in bounded memory, still whole or not at all: its loader's chunks of
-    triples are bulk-loaded one by one into a graph no catalogue record names — the source's own
-    graph when it is new, its staging graph when it replaces one — which readers leave out and the
-    next writer drops if this one is cut short. The file is then checked there: SHACL over that
-    graph, and, for a changed file, the append-only rule against the graph loaded before. Only then
-    is the record written (and, for a replacement, the staging graph swapped in), with the verdicts
+    """A JSON Lines or big RDF file loaded in bounded memory, still whole or not at all: its
+    loader's chunks of triples are bulk-loaded one by one into a graph no catalogue record names —
+    the source's own graph when it is new, its staging graph when it replaces one — which readers
+    leave out and the next writer drops if this one is cut short. The file is then checked there:
+    the loader's checks of the whole file (Projection.check_written), SHACL over that graph, and,
+    for a changed file, the append-only rule against the graph loaded before. Only then is the
+    record written (and, for a replacement, the staging graph swapped in), with the verdicts
     derived in bulk; any failure before drops what was written, leaving the store as it was."""
     name = str(source.path)
     graph = source.uri
@@ -336,11 +347,13 @@ def _load_streamed(store: Store, source: Source, spec: LoaderSpec, ctx: Context,
         projection = spec.read(source, ctx)
         for chunk in projection.triples if projection.streams else [projection.text()]:
             if chunk and not ctx.problems:  # once a problem is found, the file is refused: nothing more is written
-                if len(chunk) > TERM_LIMIT and max(map(len, chunk.split("\n"))) > TERM_LIMIT:
+                if isinstance(chunk, str) and len(chunk) > TERM_LIMIT and max(map(len, chunk.split("\n"))) > TERM_LIMIT:
                     # Oxigraph's bulk loader takes what its other parsers refuse: held to their limit
                     return Outcome(name, spec.kind, "rejected", problems=[_term_too_long(source.path)])
                 store.bulk_write(target, chunk)
                 written = True
+        if projection.check_written and written and not ctx.problems:
+            projection.check_written(target)
         ctx.raise_if_problems()
         results = validation.check_graph(store.ox, target, spec.shapes_path()) if spec.shapes and validate else []
         violations = [r for r in results if validation.is_violation(r)]

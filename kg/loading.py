@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib.util
+import io
 import re
 import sys
 from dataclasses import dataclass, field
@@ -28,13 +29,18 @@ from .terms import Minter, MintError, Triples
 class Projection:
     """What a loader made of a source: its triples and the digests it pins."""
 
-    triples: Triples | str | Iterator[str]
+    triples: Triples | str | Iterator[str] | Iterator[list[ox.Triple]]
     pins: list[str] = field(default_factory=list)
+    # checks of the file as a whole that a streamed load runs once every chunk is written, over the
+    # graph holding them (its name given), before SHACL: a streaming loader's relations between
+    # triples of different chunks, read back from the store instead of being held in memory
+    check_written: Callable[[str], None] | None = None
 
     @property
     def streams(self) -> bool:
-        """Whether the triples come as an iterator of N-Triples chunks (a streaming loader), which
-        kg writes a chunk at a time; the loader's problems are only all known once it is spent."""
+        """Whether the triples come as an iterator of chunks (a streaming loader): N-Triples text,
+        or triples where a blank node spans chunks; kg writes them a chunk at a time, and the
+        loader's problems are only all known once it is spent."""
         return not isinstance(self.triples, (Triples, str))
 
     def text(self) -> str:
@@ -44,7 +50,12 @@ class Projection:
         if isinstance(self.triples, Triples):
             return self.triples.text()
         # split at "\\n" only: N-Triples escapes it in a literal, but not U+2028 (which splitlines() splits at)
-        return "".join(dict.fromkeys(line + "\n" for chunk in self.triples for line in chunk.split("\n") if line))
+        return "".join(dict.fromkeys(line + "\n" for chunk in self.triples
+                                     for line in (chunk if isinstance(chunk, str) else _ntriples(chunk)).split("\n") if line))
+
+
+def _ntriples(triples: list[ox.Triple]) -> str:
+    return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
 
 
 @dataclass(frozen=True)
@@ -203,6 +214,35 @@ class Source:
         check = (lambda line, row: schema_problems(self.name, row, schema, line=line)) if schema else None
         return iter_jsonl(self.name, self.lines(), check)
 
+    def streams_rdf(self) -> bool:
+        """Whether the file is RDF in a syntax Oxigraph parses as it reads (triple_chunks)."""
+        return self.spec.parse == "rdf" and rdf_format(self.path) in STREAMED_RDF
+
+    def triple_chunks(self, size: int | None = None) -> Iterator[list[ox.Triple]]:
+        """quads() for a file of a STREAMED_RDF syntax, read as the parser asks for it and given
+        `size` triples at a time (a triple in two named graphs once within a chunk; the store keeps
+        one across chunks), never the whole file in memory. Blank nodes are renamed apart by the one
+        parse, so `_:b0` is one node in every chunk. The digest of what was read is checked against
+        the file's when the parser has read it through."""
+        size = size or RDF_CHUNK_TRIPLES
+        fmt = rdf_format(self.path)
+        with open(self.path, "rb") as f:
+            reader = _DigestingReader(f)
+            chunk: dict[ox.Triple, None] = {}
+            try:
+                for quad in ox.parse(io.BufferedReader(reader, 1 << 20), format=fmt, base_iri=self.uri,
+                                     rename_blank_nodes=True):
+                    chunk[quad.triple] = None
+                    if len(chunk) >= size:
+                        yield list(chunk)
+                        chunk = {}
+            except SyntaxError as err:
+                place, message = _syntax_place(err)
+                raise Rejected([Problem(self.name, place, f"{fmt.name} syntax error: {message}")]) from None
+            if chunk:
+                yield list(chunk)
+            self._same_file(reader.digest.hexdigest())
+
     def quads(self) -> list[ox.Quad]:
         """The file parsed as RDF with its own location as base; blank nodes renamed apart so two
         files' `_:b0` never meet."""
@@ -217,6 +257,22 @@ class Source:
         except SyntaxError as err:
             place, message = _syntax_place(err)
             raise Rejected([Problem(self.name, place, f"{fmt.name} syntax error: {message}")]) from None
+
+
+class _DigestingReader(io.RawIOBase):
+    """A binary file read through, its sha256 kept of every byte handed on."""
+
+    def __init__(self, file):
+        self._file, self.digest = file, hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._file.read(len(buffer))
+        buffer[:len(data)] = data
+        self.digest.update(data)
+        return len(data)
 
 
 def _check_jsonld_ids(file: str, document: Any, base: str) -> None:
@@ -289,6 +345,12 @@ def _check_entity_expansion(file: str, data: bytes) -> None:
 MAX_ENTITY_EXPANSION = 16 << 20  # bytes of expansion allowed beyond 16x the file's own size
 
 
+# RDF syntaxes Oxigraph's parser reads as it goes, so a big file of them is loaded a chunk at a time
+# like a JSON Lines file (RDF/XML is held back by its entity check, JSON-LD by its ids' check, N3 is rare)
+STREAMED_RDF = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS, ox.RdfFormat.TURTLE, ox.RdfFormat.TRIG)
+RDF_CHUNK_TRIPLES = 100_000  # about what a JSON Lines chunk of 5,000 assertions makes
+
+
 def rdf_format(path: Path) -> ox.RdfFormat:
     suffix = path.suffix.lower()
     if suffix in (".owl", ".xml"):
@@ -321,6 +383,9 @@ class Context:
         self.options = dict(options or {})  # kg load's options for facts the file does not state
         self.graph = ox.NamedNode(source.uri)
         self.problems: list[Problem] = []
+        # whether kg writes this file's triples a chunk at a time, checking the file whole afterwards
+        # in the store (kg/ingest.py _load_streamed): a loader may then project it as it reads it
+        self.streamed = False
 
     def minter(self, prefixes: dict[str, str] | None = None) -> Minter:
         return Minter(self.base, prefixes)

@@ -118,7 +118,7 @@ def check_supersessions(ctx: Context, edges: list[tuple[str, str, str]], keys: d
     todo = {older for _, _, older in edges if older not in keys}
     seen: set[str] = set()
     for _ in range(1000):  # a chain longer than this is not a correction history
-        todo -= seen | set(keys)
+        todo = {a for a in todo - seen if a not in keys}  # `keys` may look its assertions up as asked
         if not todo:
             break
         seen |= todo

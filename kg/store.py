@@ -445,9 +445,15 @@ class Store(CatalogueStore):
     # ── writing a source in parts (a large file, a streamed one): bulk writes into a graph no record
     # names, which readers leave out (_read_recorded_only) and the next writer drops (_drop_unrecorded)
     # if this one is cut short; the record, written last, puts it in place ──
-    def bulk_write(self, graph: str, ntriples: str) -> None:
-        """N-Triples bulk-loaded into a graph (not atomic; see above)."""
-        self.ox.bulk_load(ntriples, format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(graph))
+    def bulk_write(self, graph: str, triples: str | list[ox.Triple]) -> None:
+        """N-Triples text, or triples, bulk-loaded into a graph (not atomic; see above). A blank node
+        keeps its identity only in triples: the engine gives each text's `_:b0` a fresh node, so a
+        parsed file written a chunk at a time comes as triples, one node across its chunks."""
+        to = ox.NamedNode(graph)
+        if isinstance(triples, str):
+            self.ox.bulk_load(triples, format=ox.RdfFormat.N_TRIPLES, to_graph=to)
+        else:
+            self.ox.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, to) for t in triples)
 
     def drop_graph(self, graph: str) -> None:
         """A graph emptied CLEAR_CHUNK triples per transaction (not atomic: for graphs no reader

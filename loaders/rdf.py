@@ -5,6 +5,8 @@ location, blank nodes renamed apart, named graphs of TriG/N-Quads folded into th
 graph). What real EARL reports do loosely — blank-node assertions, earl:mode on the result,
 outcomes outside EARL, ill-typed dates — is reported by shapes/earl.ttl as warnings, not
 rejected."""
+from typing import Iterator
+
 import pyoxigraph as ox
 
 from kg.loading import Projection, loader
@@ -27,25 +29,128 @@ def as_ntriples(triples: list[ox.Triple]) -> str:
     return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
 
 
-def refuse_restated_outcomes(triples: list[ox.Triple], ctx) -> None:
+def projection_of(source, ctx, check=None) -> Projection:
+    """The file's triples as they are, with `check(facts)` run over what they state (InMemory or
+    Written): held whole, or, for a streamed load of a big file in a syntax read as it goes, a chunk
+    at a time, the checks then reading the graph the chunks were written to."""
+    if ctx.streamed and source.streams_rdf():
+        return Projection(source.triple_chunks(),  # triples, not text: a blank node is one across chunks
+                          check_written=(lambda graph: check(Written(ctx, graph))) if check else None)
+    triples = triples_of(source)
+    if check:
+        check(InMemory(triples))
+    return Projection(as_ntriples(triples))
+
+
+class InMemory:
+    """What the EARL checks read of a file, from its triples held in memory."""
+
+    def __init__(self, triples: list[ox.Triple]):
+        results: dict[ox.Term, set[str]] = {}
+        for t in triples:
+            if t.predicate == RESULT and isinstance(t.subject, ox.NamedNode):
+                results.setdefault(t.object, set()).add(t.subject.value)
+        self._outcomes: dict[str, set[str]] = {}
+        for t in triples:
+            if t.predicate == OUTCOME:
+                for assertion in results.get(t.subject, ()):
+                    self._outcomes.setdefault(assertion, set()).add(t.object.value)
+        self._with_result = {a for assertions in results.values() for a in assertions}
+        self._edges = [(t.subject.value, t.object.value) for t in triples
+                       if t.predicate == SUPERSEDES and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode)]
+        self._triples = triples if self._edges else []  # keys are only asked for when the file supersedes
+
+    def stated_outcomes(self) -> Iterator[dict[str, set[str]]]:
+        wanted = sorted(self._outcomes)
+        for start in range(0, len(wanted), VALUES_CHUNK):
+            yield {a: self._outcomes[a] for a in wanted[start:start + VALUES_CHUNK]}
+
+    def supersessions(self) -> list[tuple[str, str]]:
+        return self._edges
+
+    def with_result(self, assertions: set[str]) -> set[str]:
+        return assertions & self._with_result
+
+    def keys(self) -> dict[str, tuple[str, str, str]]:
+        parts: dict[str, dict] = {}
+        for t in self._triples:
+            if t.predicate in KEY and isinstance(t.subject, ox.NamedNode):
+                parts.setdefault(t.subject.value, {})[t.predicate] = t.object.value
+        return {a: tuple(ps[k] for k in KEY) for a, ps in parts.items() if len(ps) == len(KEY)}
+
+
+class Written:
+    """What the EARL checks read of a file, from the graph its chunks were written to (a streamed
+    load): asked a chunk of assertions at a time, never the whole file in Python. Of the file's
+    stated outcomes only those of assertions another graph also holds are read: no other can be
+    restated."""
+
+    def __init__(self, ctx, graph: str):
+        self._ctx, self._graph = ctx, ox.NamedNode(graph)
+
+    def _rows(self, query: str) -> Iterator:
+        return self._ctx.store.ox.query(query.replace("?written", str(self._graph)))
+
+    def stated_outcomes(self) -> Iterator[dict[str, set[str]]]:
+        # others = graphs neither this file's old version nor what is written now (the catalogue
+        # names each; the restated-outcome check reads only recorded sources)
+        elsewhere = sorted({row["s"].value for row in self._rows(f"""PREFIX earl: <{EARL}>
+            SELECT DISTINCT ?s WHERE {{ GRAPH ?written {{ ?s earl:result ?r }} GRAPH ?g {{ ?s earl:result ?other }}
+                                      FILTER(isIRI(?s) && ?g != ?written && ?g != {self._ctx.graph}) }}""")})
+        for start in range(0, len(elsewhere), VALUES_CHUNK):
+            values = " ".join(str(ox.NamedNode(a)) for a in elsewhere[start:start + VALUES_CHUNK])
+            stated: dict[str, set[str]] = {}
+            for row in self._rows(f"""PREFIX earl: <{EARL}> SELECT ?s ?o WHERE {{ VALUES ?s {{ {values} }}
+                                      GRAPH ?written {{ ?s earl:result ?r . ?r earl:outcome ?o }} }}"""):
+                stated.setdefault(row["s"].value, set()).add(row["o"].value)
+            yield stated
+
+    def supersessions(self) -> list[tuple[str, str]]:
+        return [(row["n"].value, row["o"].value) for row in self._rows(f"""PREFIX apeval: <{SUPERSEDES.value[:-len("supersedes")]}>
+            SELECT ?n ?o WHERE {{ GRAPH ?written {{ ?n apeval:supersedes ?o }} FILTER(isIRI(?n) && isIRI(?o)) }}""")]
+
+    def with_result(self, assertions: set[str]) -> set[str]:
+        found: set[str] = set()
+        wanted = sorted(assertions)
+        for start in range(0, len(wanted), VALUES_CHUNK):
+            values = " ".join(str(ox.NamedNode(a)) for a in wanted[start:start + VALUES_CHUNK])
+            found |= {row["s"].value for row in self._rows(f"""PREFIX earl: <{EARL}> SELECT DISTINCT ?s WHERE {{
+                VALUES ?s {{ {values} }} GRAPH ?written {{ ?s earl:result ?r }} }}""")}
+        return found
+
+    def keys(self) -> "WrittenKeys":
+        return WrittenKeys(self)
+
+
+class WrittenKeys:
+    """A written file's assertions → (system, case, grader), looked up as the supersession check asks."""
+
+    def __init__(self, written: Written):
+        self._written = written
+        self._known: dict[str, tuple | None] = {}
+
+    def get(self, assertion: str, default=None):
+        if assertion not in self._known:
+            rows = list(self._written._rows(f"""PREFIX earl: <{EARL}> SELECT ?system ?case ?grader WHERE {{
+                GRAPH ?written {{ {ox.NamedNode(assertion)} earl:subject ?system ; earl:test ?case ; earl:assertedBy ?grader }} }}"""))
+            # one of each, as the in-memory reading keeps the last of several: the shapes refuse several
+            self._known[assertion] = tuple(rows[-1][v].value for v in ("system", "case", "grader")) if rows else None
+        found = self._known[assertion]
+        return default if found is None else found
+
+    def __contains__(self, assertion: str) -> bool:
+        return self.get(assertion) is not None
+
+
+def refuse_restated_outcomes(facts, ctx) -> None:
     """An assertion (by IRI) another source already holds may not be given another outcome here:
     both would stand, and the verdict would quietly turn "conflicting". A correction is a new
     assertion that supersedes the old one."""
-    results: dict[ox.Term, set] = {}
-    for t in triples:
-        if t.predicate == RESULT and isinstance(t.subject, ox.NamedNode):
-            results.setdefault(t.object, set()).add(t.subject)
-    stated: dict[str, set[str]] = {}
-    for t in triples:
-        if t.predicate == OUTCOME:
-            for assertion in results.get(t.subject, ()):
-                stated.setdefault(assertion.value, set()).add(t.object.value)
-    wanted = sorted(stated)
-    for start in range(0, len(wanted), VALUES_CHUNK):
-        values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + VALUES_CHUNK])
+    for stated in facts.stated_outcomes():
+        values = " ".join(str(ox.NamedNode(i)) for i in sorted(stated))
         rows = ctx.select(f"""SELECT ?s ?o ?path WHERE {{ VALUES ?s {{ {values} }}
                                 GRAPH ?g {{ ?s earl:result ?r }} GRAPH ?h {{ ?r earl:outcome ?o }}
-                                FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }}""")
+                                FILTER(?g != ?this_graph) GRAPH <urn:kg:catalogue> {{ ?g kg:path ?path }} }}""") if stated else []
         loaded: dict[str, tuple[set[str], str]] = {}
         for s, o, path in rows:
             loaded.setdefault(s.value, (set(), path.value))[0].add(o.value)
@@ -69,35 +174,30 @@ def speaks_earl(path, head: bytes) -> bool:
 
 @loader(kind="earl", parse="rdf", patterns=RDF_PATTERNS, shapes="earl.ttl", order=40, sniff=speaks_earl)
 def read_earl(source, ctx):
-    triples = triples_of(source)
-    refuse_restated_outcomes(triples, ctx)
-    refuse_unsound_supersessions(triples, ctx)
-    return Projection(as_ntriples(triples))
+    def check(facts) -> None:
+        refuse_restated_outcomes(facts, ctx)
+        refuse_unsound_supersessions(facts, ctx)
+    return projection_of(source, ctx, check)
 
 
-def refuse_unsound_supersessions(triples: list[ox.Triple], ctx) -> None:
+def refuse_unsound_supersessions(facts, ctx) -> None:
     """apeval:supersedes must name an assertion in this file or loaded, of the same system, case and
     grader, and its chain must neither cycle nor end nowhere (kg.lookups.check_supersessions)."""
-    edges = sorted((f"focus node <{t.subject.value}>", t.subject.value, t.object.value) for t in triples
-                   if t.predicate == SUPERSEDES and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode))
+    edges = sorted((f"focus node <{newer}>", newer, older) for newer, older in facts.supersessions())
     if not edges:
         return
-    parts: dict[str, dict] = {}
-    for t in triples:
-        if t.predicate in KEY and isinstance(t.subject, ox.NamedNode):
-            parts.setdefault(t.subject.value, {})[t.predicate] = t.object.value
-    keys = {a: tuple(ps[k] for k in KEY) for a, ps in parts.items() if len(ps) == len(KEY)}
-    here = {t.subject.value for t in triples if t.predicate == RESULT and isinstance(t.subject, ox.NamedNode)}
-    loaded = loaded_among(ctx, {older for _, _, older in edges if older not in here}, "earl:result ?result")
+    olders = {older for _, _, older in edges}
+    here = facts.with_result(olders)
+    loaded = loaded_among(ctx, {older for older in olders if older not in here}, "earl:result ?result")
     for place, newer, older in edges:
         if older == newer:
             ctx.problem(place, "an assertion cannot supersede itself", "remove its apeval:supersedes")
         elif older not in here and older not in loaded:
             ctx.problem(place, f"assertion <{older}> is neither in this file nor loaded",
                         "supersede an assertion that exists; load its file first")
-    check_supersessions(ctx, [e for e in edges if e[1] != e[2]], keys)
+    check_supersessions(ctx, [e for e in edges if e[1] != e[2]], facts.keys())
 
 
 @loader(kind="ontology", parse="rdf", patterns=RDF_PATTERNS, shapes="ontology.ttl", order=5)
 def read_ontology(source, ctx):
-    return Projection(as_ntriples(triples_of(source)))
+    return projection_of(source, ctx)

@@ -258,3 +258,139 @@ def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_fil
             assert store.dump() == before
         return [str(p) for p in bad.problems]
     assert problems(streamed=True) == problems(streamed=False)
+
+
+# ── big RDF files (N-Triples, N-Quads, Turtle, TriG): parsed as read, written a chunk at a time ──
+RDF_CHUNK = 7  # triples per chunk: an assertion's nine triples always span two chunks
+
+
+def bulk_count_aside(dump: bytes) -> list[bytes]:
+    """A dump without load times, and without the count of bulk writes since the last compaction
+    (a streamed load's own bookkeeping)."""
+    return [line for line in without_load_times(dump) if b"bulkLoadedSinceCompaction" not in line]
+
+
+def earl_turtle(path, assertions=200, extra=""):  # more than 190
+    """An EARL report in Turtle of the W3C kind (no replay set): blank-node results, so an
+    assertion's triples and its result's are cut apart by the chunks; a correction near the end
+    superseding an assertion of the first chunk; a conflicting pair (one case, two outcomes)."""
+    lines = ["@prefix earl: <http://www.w3.org/ns/earl#> .",
+             "@prefix apeval: <https://agenticprimitives.dev/ns/evaluation#> .",
+             "@prefix dcterms: <http://purl.org/dc/terms/> .",
+             "<http://t.example/impl> a earl:TestSubject, earl:Software ; dcterms:title \"impl\" .",
+             "<http://t.example/checker> a earl:Assertor, earl:Software ; dcterms:title \"checker\" ."]
+    for k in range(assertions):
+        outcome = ("passed", "failed", "passed")[k % 3]
+        case = "conflict" if k in (3, 180) else f"t{k}"
+        outcome = {3: "passed", 180: "failed"}.get(k, outcome)
+        fix = " ; apeval:supersedes <http://t.example/a5>" if k == 190 else ""
+        if k == 190:
+            case = "t5"
+        lines.append(f"<http://t.example/a{k}> a earl:Assertion ; earl:subject <http://t.example/impl> ; "
+                     f"earl:test <http://t.example/{case}> ; earl:assertedBy <http://t.example/checker> ; "
+                     f"earl:mode earl:automatic{fix} ;\n  earl:result [ a earl:TestResult ; earl:outcome earl:{outcome} ; "
+                     f"dcterms:date \"2026-11-20T10:11:12Z\"^^<http://www.w3.org/2001/XMLSchema#dateTime> ] .")
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+@pytest.fixture
+def rdf_streaming(monkeypatch):
+    """Every RDF file of a streamed syntax parsed as read and written RDF_CHUNK triples a chunk;
+    the chunks written counted (the real bulk write runs)."""
+    from kg import loading
+    monkeypatch.setattr(ingest, "STREAM_BYTES", 0)
+    monkeypatch.setattr(loading, "RDF_CHUNK_TRIPLES", RDF_CHUNK)
+    written = []
+    real = Store.bulk_write
+    def counting(self, graph, triples):
+        written.append((graph, triples.count("\n") if isinstance(triples, str) else len(triples)))
+        return real(self, graph, triples)
+    monkeypatch.setattr(Store, "bulk_write", counting)
+    return written
+
+
+def test_a_big_turtle_report_is_written_in_chunks_and_holds_what_the_whole_file_path_makes(tmp_path, rdf_streaming,
+                                                                                          monkeypatch):
+    report = earl_turtle(tmp_path / "big.earl.ttl")
+    outcomes, streamed = loaded(tmp_path / "streamed", report)
+    chunks = [n for graph, n in rdf_streaming if graph == report.resolve().as_uri()]
+    assert len(chunks) > 200 * 9 // RDF_CHUNK - 5 and max(chunks) == RDF_CHUNK
+    monkeypatch.setattr(ingest, "STREAMING", False)
+    whole_outcomes, whole = loaded(tmp_path / "whole", report)
+    # the blank-node results, split from their assertions by the chunks, are the same nodes
+    assert bulk_count_aside(streamed) == bulk_count_aside(whole)
+    # by hand: the subject's and the assertor's three each, nine an assertion, the one apeval:supersedes
+    assert outcomes[0].triples == whole_outcomes[0].triples == 3 + 3 + 200 * 9 + 1
+    assert outcomes[0].warnings == whole_outcomes[0].warnings
+    verdicts = Store(tmp_path / "streamed").select_values(
+        "PREFIX kg: <https://kg.example/ns#> SELECT ?s WHERE { ?v a kg:Verdict ; kg:status ?s ; kg:case <http://t.example/conflict> }")[1]
+    assert verdicts == [("conflicting",)]  # its two assertions, chunks apart, make one conflicting verdict
+
+
+def test_a_syntax_error_at_the_end_of_a_big_turtle_report_drops_what_was_written(tmp_path, rdf_streaming):
+    report = earl_turtle(tmp_path / "big.earl.ttl", extra="<http://t.example/z> earl:outcome .\n")
+    path = tmp_path / "store"
+    store = Store(path)
+    ingest.load(store, [earl_turtle(tmp_path / "other.earl.ttl", assertions=3)])
+    before = store.dump()
+    [outcome] = ingest.load(store, [report])
+    assert outcome.status == "rejected"
+    # five lines of head, two an assertion, then the bad one
+    assert [(p.place, p.message.split(":")[0]) for p in outcome.problems] == [
+        (f"line {5 + 2 * 200 + 1}, column 35", "Turtle syntax error")], outcome.problems
+    assert len([g for g, _ in rdf_streaming if g == report.resolve().as_uri()]) > 200  # written, then dropped
+    assert store.dump() == before
+    del store
+    assert Store(path).dump() == before
+
+
+def test_a_changed_big_turtle_report_is_staged_and_swapped_as_the_whole_file_path_does(tmp_path, rdf_streaming,
+                                                                                       monkeypatch):
+    report = earl_turtle(tmp_path / "big.earl.ttl")
+    loaded(tmp_path / "streamed", report)
+    earl_turtle(report, assertions=210)  # ten more assertions: evidence is added to, never rewritten
+    _, streamed = loaded(tmp_path / "streamed", report)
+    assert any(g.endswith("#staging") for g, _ in rdf_streaming)
+    monkeypatch.setattr(ingest, "STREAMING", False)
+    earl_turtle(report)
+    loaded(tmp_path / "whole", report)
+    earl_turtle(report, assertions=210)
+    _, whole = loaded(tmp_path / "whole", report)
+    assert bulk_count_aside(streamed) == bulk_count_aside(whole)
+
+
+RDF_CASES = sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
+                   and (c / "expect.yaml").exists() and not (c / "before").exists()
+                   and str(__import__("yaml").safe_load((c / "expect.yaml").read_text())["rejects"])
+                   .endswith((".ttl", ".nt", ".nq", ".trig")))
+
+
+def test_the_streamed_rdf_cases_of_the_bad_input_corpus_are_there():
+    assert len(RDF_CASES) >= 6, [c.name for c in RDF_CASES]
+
+
+@pytest.mark.parametrize("case", RDF_CASES, ids=[c.name for c in RDF_CASES])
+def test_every_bad_rdf_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
+    """The corpus's Turtle files, streamed two triples a chunk: the same problems as loaded whole
+    (a restated outcome and a supersession cycle are found by reading the written graph back), the
+    store as it was."""
+    import yaml
+
+    from kg import loading
+    expect = yaml.safe_load((case / "expect.yaml").read_text())
+    inputs = sorted(p for p in case.iterdir() if p.is_file() and p.name != "expect.yaml")
+
+    def problems(streamed: bool):
+        monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
+        monkeypatch.setattr(loading, "RDF_CHUNK_TRIPLES", 2)
+        store = Store(":memory:")
+        ingest.load(store, [BASE])
+        before = store.dump()
+        outcomes = {o.path.rsplit("/", 1)[-1]: o for o in ingest.load(store, inputs, kind=expect.get("kind"))}
+        bad = outcomes[expect["rejects"]]
+        assert bad.status == "rejected"
+        if len(outcomes) == 1:
+            assert store.dump() == before
+        return [str(p) for p in bad.problems]
+    assert problems(streamed=True) == problems(streamed=False)
