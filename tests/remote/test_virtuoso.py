@@ -31,11 +31,7 @@ pytestmark = pytest.mark.skipif(not virtuoso.installed(),
 QUERY_TIMEOUT = 30  # seconds; a query Virtuoso hangs on fails after this, and the server is restarted
 
 # Queries Virtuoso 7.2.5 refuses, with the error kg must surface and why (docs/engines.md).
-_IF_AGGREGATE = ("SQ156", "Internal Optimized compiler error 'Bad dfe in sqlo_place_exp': an IF() or COALESCE() "
-                          "over an aggregate, or a FILTER on an IF over a sub-select's aggregate")
-_EXISTS_LOGIC = ("SQ074", "SQL compile error: EXISTS combined with && or || inside a BIND/IF expression "
-                          "(the same test in FILTER compiles)")
-REFUSED: dict[str, tuple[str, str]] = {}
+REFUSED: dict[str, tuple[str, str]] = {}  # (code, why); none since selection-charges was rewritten (2026-12-03)
 # Queries Virtuoso answers right on some runs and hangs on in others (its plan depends on what it
 # samples): a hang is a loud failure kg reports, never a number, so the test takes either
 SOMETIMES_HANGS = {"preregistration"}
