@@ -16,7 +16,7 @@ from kg import ingest
 from kg.loading import registry
 from kg.store import Store
 
-from .conftest import TESTS
+from .conftest import SHARED_DATA, TESTS
 
 BASE = TESTS / "bad" / "_base"
 STREAMING_LOADERS = ("earl-jsonl", "situations")  # the JSON Lines loaders that project a chunk at a time
@@ -394,3 +394,27 @@ def test_every_bad_rdf_file_is_refused_by_the_streamed_path_with_the_whole_file_
             assert store.dump() == before
         return [str(p) for p in bad.problems]
     assert problems(streamed=True) == problems(streamed=False)
+
+
+W3C = SHARED_DATA / "earl-w3c-shacl"
+
+
+@pytest.mark.parametrize("where", ["examples", "w3c"])
+def test_every_rdf_file_streamed_three_triples_a_chunk_makes_the_store_the_whole_file_path_makes(where, monkeypatch):
+    """The shipped examples (ontologies, EARL Turtle, manifests beside JSON and JSON Lines) and the
+    W3C SHACL implementation reports (real, third-party; SHACLEX's 2.9 MB one is streamed by default)."""
+    from kg import loading
+
+    from .conftest import EXAMPLES
+    folder = EXAMPLES if where == "examples" else W3C
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not here")
+    monkeypatch.setattr(loading, "RDF_CHUNK_TRIPLES", 3)
+
+    def dump(streamed: bool):
+        monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
+        store = Store(":memory:")
+        outcomes = ingest.load(store, [folder])
+        assert outcomes and all(o.status == "loaded" for o in outcomes), [(o.path, o.problems) for o in outcomes]
+        return bulk_count_aside(store.dump()), [(o.path, o.triples, len(o.warnings)) for o in outcomes]
+    assert dump(streamed=True) == dump(streamed=False)
