@@ -227,20 +227,32 @@ def test_a_large_replacement_is_staged_in_bulk_swapped_and_holds_what_a_transact
 
 
 BAD = TESTS / "bad"
-JSONL_CASES = sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
-                     and (c / "expect.yaml").exists() and not (c / "before").exists()
-                     and str(__import__("yaml").safe_load((c / "expect.yaml").read_text())["rejects"]).endswith(".jsonl"))
-
-
-def test_the_jsonl_cases_of_the_bad_input_corpus_are_there():
-    assert len(JSONL_CASES) >= 20, [c.name for c in JSONL_CASES]
-
-
-@pytest.mark.parametrize("case", JSONL_CASES, ids=[c.name for c in JSONL_CASES])
-def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
-    """tests/bad/ holds small files, loaded whole; streamed (threshold 0, chunks of a line or two)
-    each JSON Lines one must be refused with the same problems, the store as it was."""
+def corpus_cases(*suffixes: str) -> list:
+    """The bad-input corpus's cases (no store set up before) that reject a file of these suffixes."""
     import yaml
+    return sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
+                  and (c / "expect.yaml").exists() and not (c / "before").exists()
+                  and str(yaml.safe_load((c / "expect.yaml").read_text())["rejects"]).endswith(suffixes))
+
+
+JSONL_CASES = corpus_cases(".jsonl")
+RDF_CASES = corpus_cases(".ttl", ".nt", ".nq", ".trig")  # the syntaxes streamed (kg.loading.STREAMED_RDF)
+
+
+def test_the_jsonl_and_rdf_cases_of_the_bad_input_corpus_are_there():
+    assert len(JSONL_CASES) >= 20, [c.name for c in JSONL_CASES]
+    assert len(RDF_CASES) >= 6, [c.name for c in RDF_CASES]
+
+
+@pytest.mark.parametrize("case", JSONL_CASES + RDF_CASES, ids=[c.name for c in JSONL_CASES + RDF_CASES])
+def test_every_bad_streamable_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
+    """tests/bad/ holds small files, loaded whole; streamed (threshold 0, chunks of a line or two,
+    or two triples) each JSON Lines or Turtle one must be refused with the same problems, the store
+    as it was (a Turtle file's restated outcome and supersession cycle are found by reading the
+    written graph back)."""
+    import yaml
+
+    from kg import loading
     expect = yaml.safe_load((case / "expect.yaml").read_text())
     inputs = sorted(p for p in case.iterdir() if p.is_file() and p.name != "expect.yaml")
 
@@ -248,6 +260,7 @@ def test_every_bad_jsonl_file_is_refused_by_the_streamed_path_with_the_whole_fil
         monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
         for kind in STREAMING_LOADERS:
             monkeypatch.setattr(sys.modules[registry()[kind].module], "CHUNK_LINES", 2 if streamed else 20_000)
+        monkeypatch.setattr(loading, "RDF_CHUNK_TRIPLES", 2)
         store = Store(":memory:")
         ingest.load(store, [BASE])
         before = store.dump()
@@ -360,40 +373,6 @@ def test_a_changed_big_turtle_report_is_staged_and_swapped_as_the_whole_file_pat
     assert bulk_count_aside(streamed) == bulk_count_aside(whole)
 
 
-RDF_CASES = sorted(c for c in BAD.iterdir() if c.is_dir() and not c.name.startswith(("_", "."))
-                   and (c / "expect.yaml").exists() and not (c / "before").exists()
-                   and str(__import__("yaml").safe_load((c / "expect.yaml").read_text())["rejects"])
-                   .endswith((".ttl", ".nt", ".nq", ".trig")))
-
-
-def test_the_streamed_rdf_cases_of_the_bad_input_corpus_are_there():
-    assert len(RDF_CASES) >= 6, [c.name for c in RDF_CASES]
-
-
-@pytest.mark.parametrize("case", RDF_CASES, ids=[c.name for c in RDF_CASES])
-def test_every_bad_rdf_file_is_refused_by_the_streamed_path_with_the_whole_file_paths_words(case, monkeypatch):
-    """The corpus's Turtle files, streamed two triples a chunk: the same problems as loaded whole
-    (a restated outcome and a supersession cycle are found by reading the written graph back), the
-    store as it was."""
-    import yaml
-
-    from kg import loading
-    expect = yaml.safe_load((case / "expect.yaml").read_text())
-    inputs = sorted(p for p in case.iterdir() if p.is_file() and p.name != "expect.yaml")
-
-    def problems(streamed: bool):
-        monkeypatch.setattr(ingest, "STREAM_BYTES", 0 if streamed else 1 << 60)
-        monkeypatch.setattr(loading, "RDF_CHUNK_TRIPLES", 2)
-        store = Store(":memory:")
-        ingest.load(store, [BASE])
-        before = store.dump()
-        outcomes = {o.path.rsplit("/", 1)[-1]: o for o in ingest.load(store, inputs, kind=expect.get("kind"))}
-        bad = outcomes[expect["rejects"]]
-        assert bad.status == "rejected"
-        if len(outcomes) == 1:
-            assert store.dump() == before
-        return [str(p) for p in bad.problems]
-    assert problems(streamed=True) == problems(streamed=False)
 
 
 W3C = SHARED_DATA / "earl-w3c-shacl"
