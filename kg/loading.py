@@ -51,10 +51,11 @@ class Projection:
             return self.triples.text()
         # split at "\\n" only: N-Triples escapes it in a literal, but not U+2028 (which splitlines() splits at)
         return "".join(dict.fromkeys(line + "\n" for chunk in self.triples
-                                     for line in (chunk if isinstance(chunk, str) else _ntriples(chunk)).split("\n") if line))
+                                     for line in (chunk if isinstance(chunk, str) else as_ntriples(chunk)).split("\n") if line))
 
 
-def _ntriples(triples: list[ox.Triple]) -> str:
+def as_ntriples(triples: list[ox.Triple]) -> str:
+    """Triples as N-Triples text, one a line (blank nodes keep their labels)."""
     return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
 
 

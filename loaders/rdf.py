@@ -9,7 +9,7 @@ from typing import Iterator
 
 import pyoxigraph as ox
 
-from kg.loading import Projection, loader
+from kg.loading import Projection, as_ntriples, loader
 from kg.lookups import VALUES_CHUNK, check_supersessions, loaded_among
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
@@ -23,10 +23,6 @@ KEY = (ox.NamedNode(EARL + "subject"), ox.NamedNode(EARL + "test"), ox.NamedNode
 
 def triples_of(source) -> list[ox.Triple]:
     return list(dict.fromkeys(q.triple for q in source.quads()))  # a triple in two named graphs is one
-
-
-def as_ntriples(triples: list[ox.Triple]) -> str:
-    return ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
 
 
 def projection_of(source, ctx, check=None) -> Projection:
