@@ -84,33 +84,33 @@ class Written:
     def __init__(self, ctx, graph: str):
         self._ctx, self._graph = ctx, ox.NamedNode(graph)
 
-    def _rows(self, query: str) -> Iterator:
-        return self._ctx.store.ox.query(query.replace("?written", str(self._graph)))
+    def select(self, query: str, **bindings) -> list[tuple]:
+        """A SELECT with ?written bound to the written graph and ?this_graph to the source's own."""
+        return self._ctx.select(query, written=self._graph, **bindings)
 
     def stated_outcomes(self) -> Iterator[dict[str, set[str]]]:
-        # others = graphs neither this file's old version nor what is written now (the catalogue
-        # names each; the restated-outcome check reads only recorded sources)
-        elsewhere = sorted({row["s"].value for row in self._rows(f"""PREFIX earl: <{EARL}>
-            SELECT DISTINCT ?s WHERE {{ GRAPH ?written {{ ?s earl:result ?r }} GRAPH ?g {{ ?s earl:result ?other }}
-                                      FILTER(isIRI(?s) && ?g != ?written && ?g != {self._ctx.graph}) }}""")})
+        # elsewhere: in a graph that is neither what is written now nor this file's old version
+        elsewhere = sorted({s.value for s, in self.select("""SELECT DISTINCT ?s WHERE {
+            GRAPH ?written { ?s earl:result ?r } GRAPH ?g { ?s earl:result ?other }
+            FILTER(isIRI(?s) && ?g != ?written && ?g != ?this_graph) }""")})
         for start in range(0, len(elsewhere), VALUES_CHUNK):
             values = " ".join(str(ox.NamedNode(a)) for a in elsewhere[start:start + VALUES_CHUNK])
             stated: dict[str, set[str]] = {}
-            for row in self._rows(f"""PREFIX earl: <{EARL}> SELECT ?s ?o WHERE {{ VALUES ?s {{ {values} }}
+            for s, o in self.select(f"""SELECT ?s ?o WHERE {{ VALUES ?s {{ {values} }}
                                       GRAPH ?written {{ ?s earl:result ?r . ?r earl:outcome ?o }} }}"""):
-                stated.setdefault(row["s"].value, set()).add(row["o"].value)
+                stated.setdefault(s.value, set()).add(o.value)
             yield stated
 
     def supersessions(self) -> list[tuple[str, str]]:
-        return [(row["n"].value, row["o"].value) for row in self._rows(f"""PREFIX apeval: <{SUPERSEDES.value[:-len("supersedes")]}>
-            SELECT ?n ?o WHERE {{ GRAPH ?written {{ ?n apeval:supersedes ?o }} FILTER(isIRI(?n) && isIRI(?o)) }}""")]
+        return [(n.value, o.value) for n, o in self.select(
+            "SELECT ?n ?o WHERE { GRAPH ?written { ?n apeval:supersedes ?o } FILTER(isIRI(?n) && isIRI(?o)) }")]
 
     def with_result(self, assertions: set[str]) -> set[str]:
         found: set[str] = set()
         wanted = sorted(assertions)
         for start in range(0, len(wanted), VALUES_CHUNK):
             values = " ".join(str(ox.NamedNode(a)) for a in wanted[start:start + VALUES_CHUNK])
-            found |= {row["s"].value for row in self._rows(f"""PREFIX earl: <{EARL}> SELECT DISTINCT ?s WHERE {{
+            found |= {s.value for s, in self.select(f"""SELECT DISTINCT ?s WHERE {{
                 VALUES ?s {{ {values} }} GRAPH ?written {{ ?s earl:result ?r }} }}""")}
         return found
 
@@ -127,10 +127,11 @@ class WrittenKeys:
 
     def get(self, assertion: str, default=None):
         if assertion not in self._known:
-            rows = list(self._written._rows(f"""PREFIX earl: <{EARL}> SELECT ?system ?case ?grader WHERE {{
-                GRAPH ?written {{ {ox.NamedNode(assertion)} earl:subject ?system ; earl:test ?case ; earl:assertedBy ?grader }} }}"""))
+            rows = self._written.select("""SELECT ?system ?case ?grader WHERE {
+                GRAPH ?written { ?assertion earl:subject ?system ; earl:test ?case ; earl:assertedBy ?grader } }""",
+                                        assertion=ox.NamedNode(assertion))
             # one of each, as the in-memory reading keeps the last of several: the shapes refuse several
-            self._known[assertion] = tuple(rows[-1][v].value for v in ("system", "case", "grader")) if rows else None
+            self._known[assertion] = tuple(term.value for term in rows[-1]) if rows else None
         found = self._known[assertion]
         return default if found is None else found
 
