@@ -1,6 +1,7 @@
 """kg against a real Virtuoso Open Source 7 server (Debian's `virtuoso-opensource`, installed by
 scripts/install-virtuoso.sh; every test here skips without it): the example estate loaded through
-kg, the whole catalogue compared query by query with the embedded store's rows, and the ways this
+kg, the whole catalogue compared query by query with the embedded store's rows (on the server just
+loaded, and again once it has restarted), and the ways this
 engine differs that kg must handle rather than hide — its row cap (ResultSetMaxRows), its
 "anytime" partial answers, its JSON dialect, a Graph Store that drops a chunked upload, a DROP ALL
 that does nothing, and digest-only authentication. docs/engines.md records the results.
