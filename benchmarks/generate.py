@@ -41,6 +41,7 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import random
 import sys
 from datetime import datetime, timedelta, timezone
@@ -270,7 +271,7 @@ def trial_traits(rng: random.Random, first: dict, key: str) -> bool:
 
 
 def write_set(out: Path, world: World, seed: int, set_index: int, count: int, trials: int, systems: list[str],
-              human_rate: float) -> dict:
+              human_rate: float, situations: bool = True) -> dict:
     name = f"bench-{set_index:03d}"
     suite = "regression" if set_index % 3 == 1 else "capability"
     rng = random.Random(f"{seed}/{name}")
@@ -291,7 +292,8 @@ def write_set(out: Path, world: World, seed: int, set_index: int, count: int, tr
         first = {k: False for k in ("outage", "crash", "timeout", "unexplained", "untested", "flip", "stale",
                                     "supersede")}
         n_sit = n_a = 0
-        with open(out / f"{name}.{tag}.situations.jsonl", "w", encoding="utf-8", newline="\n") as sits, \
+        sits_path = out / f"{name}.{tag}.situations.jsonl" if situations else Path(os.devnull)
+        with open(sits_path, "w", encoding="utf-8", newline="\n") as sits, \
              open(out / f"{name}.{tag}.earl.jsonl", "w", encoding="utf-8", newline="\n") as earl:
             alice_rows = []
             p_shift = 0.03 * s_index
@@ -316,7 +318,8 @@ def write_set(out: Path, world: World, seed: int, set_index: int, count: int, tr
                               "selectionOutcome": sel,
                               "chargedTo": selected if sel in ("mis-sib", "mis-far", "spur") else None,
                               "evidenceKind": "inferred" if it["inferred"] else "stamped",
-                              "criterionDigest": criteria[it["id"]], "situation": sit_id}
+                              "criterionDigest": criteria[it["id"]],
+                              "situation": sit_id if situations else None}
                     if not outage and not crash and trial_traits(srng, first, "stale"):
                         common["criterionDigest"] = digest({"stale": it["id"]})
                     if outage:
@@ -361,7 +364,7 @@ def write_set(out: Path, world: World, seed: int, set_index: int, count: int, tr
                 else:
                     earl.write(assertion(first_id, common, "alice", mech, alice_clock))
                 alice_clock += timedelta(minutes=4)
-        counts["situations"] += n_sit
+        counts["situations"] += n_sit if situations else 0
         counts["assertions"] += n_a
     return counts
 
@@ -422,7 +425,8 @@ SINGLE_EARL = "bench-all.earl.jsonl"
 
 
 def generate(out: Path, *, intents: int, trials: int = 5, systems: int = 3, seed: int = 1,
-             intents_per_set: int = 1000, human_rate: float = 0.1, single_file: bool = False) -> dict:
+             intents_per_set: int = 1000, human_rate: float = 0.1, single_file: bool = False,
+             situations: bool = True) -> dict:
     """Writes the estate into `out` (emptied of earlier estates first); returns what it wrote."""
     if intents < 2 or trials < 1 or systems < 1:
         raise ValueError("need at least 2 intents, 1 trial and 1 system")
@@ -436,7 +440,7 @@ def generate(out: Path, *, intents: int, trials: int = 5, systems: int = 3, seed
     totals = {"intents": 0, "trials": 0, "situations": 0, "assertions": 0, "superseded": 0}
     names = systems_named(systems)
     for k, count in enumerate(sizes):
-        for key, value in write_set(out, world, seed, k, count, trials, names, human_rate).items():
+        for key, value in write_set(out, world, seed, k, count, trials, names, human_rate, situations).items():
             totals[key] += value
     if single_file:
         # every EARL file's lines, in the same order, as one file: how a harness that writes one results
@@ -449,7 +453,7 @@ def generate(out: Path, *, intents: int, trials: int = 5, systems: int = 3, seed
                 part.unlink()
     manifest = {"intents": intents, "trials_per_intent": trials, "systems": names, "seed": seed,
                 "intents_per_set": intents_per_set, "human_rate": human_rate, "replay_sets": sets,
-                "single_file": single_file,
+                "single_file": single_file, "situations_written": situations,
                 "classes": len(domain_classes()), "concepts": len(domain_concepts()), "schemes": len(SCHEMES),
                 "files": sorted(p.name for p in out.iterdir() if p.name != "manifest.json"), **totals}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -468,11 +472,15 @@ def main(argv=None) -> int:
     ap.add_argument("--human-rate", type=float, default=0.1)
     ap.add_argument("--single-file", action="store_true",
                     help=f"write every EARL result into one file, {SINGLE_EARL} (the other files as usual)")
+    ap.add_argument("--no-situations", dest="situations", action="store_false",
+                    help="write no situations files, and let no assertion cite a situation: an EARL file "
+                         "loaded on its own, without the base of 800k situations a 1 GB file would cite")
     ap.add_argument("out", type=Path)
     args = ap.parse_args(argv)
     intents = args.intents or intents_for(args.assertions, args.trials, args.systems, args.human_rate)
     manifest = generate(args.out, intents=intents, trials=args.trials, systems=args.systems, seed=args.seed,
-                        intents_per_set=args.intents_per_set, human_rate=args.human_rate, single_file=args.single_file)
+                        intents_per_set=args.intents_per_set, human_rate=args.human_rate, single_file=args.single_file,
+                        situations=args.situations)
     print(f"{args.out}: {manifest['replay_sets']} replay sets, {manifest['intents']} intents, "
           f"{manifest['situations']} situations, {manifest['assertions']} assertions "
           f"({manifest['superseded']} superseded), {len(manifest['files'])} files", file=sys.stderr)
