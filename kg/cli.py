@@ -3,6 +3,7 @@
 failed."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -226,13 +227,20 @@ def validate(paths, kind, store_path, **imported):
     Example:
       kg validate examples/cubby-routing.gold.json
     """
-    import pyoxigraph as ox
-    scratch = Store(":memory:")
-    if _where(store_path).exists():
-        scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
+    where = _where(store_path)
+    if where.exists() and not where.endpoint and where.path != ":memory:":
+        # a copy the load cannot reach the store through, in memory only when the store is small
+        scratch_store = _open(store_path, read_only=True).scratch_copy()
+    else:
+        scratch = Store(":memory:")
+        if where.endpoint:  # a server's data has no files here to back up: what it holds, read into memory
+            import pyoxigraph as ox
+            scratch.ox.load(_open(store_path, read_only=True).dump(), format=ox.RdfFormat.N_QUADS)
+        scratch_store = contextlib.nullcontext(scratch)
     try:
-        # force: a file already loaded unchanged is checked all the same, against the rules kg has now
-        outcomes = ingest.load(scratch, paths, kind=kind, force=True, options=_import_options(**imported))
+        with scratch_store as scratch:
+            # force: a file already loaded unchanged is checked all the same, against the rules kg has now
+            outcomes = ingest.load(scratch, paths, kind=kind, force=True, options=_import_options(**imported))
     except UsageError as err:
         click.echo(f"kg validate: {err}", err=True)
         sys.exit(EXIT_USAGE)

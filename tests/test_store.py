@@ -1,6 +1,7 @@
 """The store: one graph per source, atomic replacement, no-op reloads, drop, and recovery from a
 load killed half-way."""
 import json
+import re
 import subprocess
 import sys
 import shutil
@@ -581,3 +582,72 @@ def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_
                        if not (line.endswith(b"<urn:kg:catalogue> .") and re.search(rb'T[0-9:]+(Z|\+00:00)"\^\^', line))]
     assert swapped == [results.resolve().as_uri()]
     assert dumps["differences"] == dumps["one update"], (set(dumps["differences"]) ^ set(dumps["one update"]))
+
+
+# ── the scratch copy `kg validate` loads into ──
+
+def _examples_on_disk(tmp_path: Path) -> Path:
+    path = tmp_path / "store"
+    store = Store(path)
+    ingest.load(store, [EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json",
+                        EXAMPLES / "cubby-routing.gold.json"])
+    tiny = tmp_path / "tiny.ttl"
+    tiny.write_text("<http://x/a> a <http://www.w3.org/2002/07/owl#Class> .\n")
+    ingest.load(store, [tiny])
+    del store
+    # a last write still in the engine's write-ahead log only, not in the store's files (kg flushes its
+    # own writes; a process killed before that does not): a checkpoint from a reader's handle leaves it out
+    writer = ox.Store(str(path))
+    writer.add(ox.Quad(ox.NamedNode("http://x/late"), ox.NamedNode("http://x/p"), ox.Literal("in the log"),
+                       ox.NamedNode(tiny.resolve().as_uri())))
+    del writer
+    return path
+
+
+def _blank_nodes_unlabelled(dump: bytes) -> list[bytes]:
+    return sorted(re.sub(rb"_:[0-9a-f]+", b"_:", line) for line in dump.splitlines())
+
+
+@pytest.mark.parametrize("how", ["in memory", "checkpoint", "dump"])
+def test_a_scratch_copy_holds_the_store_and_writes_nothing_to_it(tmp_path, monkeypatch, how):
+    """`kg validate` loads into a copy: in memory for a small store, else a checkpoint beside the store
+    (a writer's handle, for a moment) or, while another process writes it, a dump bulk-loaded. Each
+    holds every quad of the store, the last transaction's too; a load into it leaves the store's dump
+    as it was and no scratch folder behind."""
+    import kg.store
+    path = _examples_on_disk(tmp_path)
+    if how != "in memory":
+        monkeypatch.setattr(kg.store, "SCRATCH_IN_MEMORY", 10)
+    reader = Store(path, read_only=True)
+    before = reader.dump()
+    writer_elsewhere = ox.Store(str(path)) if how == "dump" else None  # holds the lock, as a load would
+    used = []
+    real_backup = kg.store._backed_up_by_writer
+    monkeypatch.setattr(kg.store, "_backed_up_by_writer", lambda *a: used.append(real_backup(*a)) or used[-1])
+    assert b"<http://x/late>" in before
+    with reader.scratch_copy() as copy:
+        # a copy read from a dump gives its blank nodes new labels; a checkpoint keeps them
+        assert (copy.dump() if how == "checkpoint" else _blank_nodes_unlabelled(copy.dump())) == \
+            (before if how == "checkpoint" else _blank_nodes_unlabelled(before))
+        assert (copy.path == ":memory:") == (how == "in memory")
+        outcome = ingest.load(copy, [EXAMPLES / "cubby-routing.situations.jsonl"])[0]
+        assert outcome.status == "loaded", outcome.problems
+        assert copy.dump() != before
+    assert used == {"in memory": [], "checkpoint": [True], "dump": [False]}[how]
+    del writer_elsewhere
+    assert Store(path, read_only=True).dump() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store", "tiny.ttl"]
+
+
+def test_validate_of_a_large_store_holds_no_copy_of_it_in_memory(tmp_path, monkeypatch):
+    """Above SCRATCH_IN_MEMORY quads the store is never read into Python (Store.dump, or the engine's
+    dump to bytes, would hold it all: 2 GB at 100k assertions)."""
+    import kg.store
+    path = _examples_on_disk(tmp_path)
+    monkeypatch.setattr(kg.store, "SCRATCH_IN_MEMORY", 10)
+    reader = Store(path, read_only=True)
+    monkeypatch.setattr(Store, "dump", lambda self: pytest.fail("the whole store was read into memory"))
+    with reader.scratch_copy() as copy:
+        assert copy.path != ":memory:"
+        outcome = ingest.load(copy, [EXAMPLES / "cubby-routing.situations.jsonl"])[0]
+        assert outcome.status == "loaded", outcome.problems
