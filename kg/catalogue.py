@@ -25,8 +25,11 @@ field's type (integer or string): finishers receive it decoded, as a list of typ
 `decode_tokens` here, never a string they split again.
 
 `types` declares the type of a column whose values an engine may not give typed, so that every
-engine's answer reads the same: `boolean` (the only type for now) turns the value into a Python
-bool. Virtuoso 7 has no boolean at run time — a computed `(?n > 0 AS ?covered)` comes back as the
+engine's answer reads the same. `status`: a state word, optionally followed by ": " and why
+("compared", "refused: the replay set is stated with two digests"), read into a `Status` — still
+the text, so tables, CSV and JSON show it as it is, with `.kind` (the word) and `.why` (the rest,
+or None) for code and templates to test (`r.status.kind == "refused"`), never a prefix matched
+again by hand. `boolean` turns the value into a Python bool. Virtuoso 7 has no boolean at run time — a computed `(?n > 0 AS ?covered)` comes back as the
 integer 1 or 0 — so a column computed as a boolean is declared here; an integer 1/0 or a
 "true"/"false" in it becomes True/False, and any other value is an error naming the query and
 column, never a guess. Stored `xsd:boolean` values need no declaration (kg/remote.py reads them).
@@ -61,11 +64,12 @@ import yaml
 
 from . import paths
 from .finishers import FINISHERS
+from .status import Status  # noqa: F401 (the type of a `status` column, read in finish)
 
 HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "rates", "tags", "unsupported",
                "tokens", "types"}
 TOKEN_TYPES = {"integer": int, "string": str}
-COLUMN_TYPES = {"boolean"}
+COLUMN_TYPES = {"boolean", "status"}
 RATE_KEYS = {"of", "count", "low", "high", "signed"}
 PARAM_KEYS = {"type", "default", "required", "doc", "min", "max", "choices"}
 PARAM_TYPES = {"iri", "string", "integer", "decimal", "boolean"}
@@ -434,9 +438,11 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
     for t in query.tokens:
         if t not in query.columns or t in derived:
             raise CatalogueError(f"{where}: tokens names {t}, which is not a column the query projects")
-    for t in query.types:
-        if t not in query.columns or t in derived:
-            raise CatalogueError(f"{where}: types names {t}, which is not a column the query projects")
+    for t, kind in query.types.items():
+        # a boolean is read before the finishers run, from what the engine answered; a status after
+        if t not in query.columns or (t in derived and kind != "status"):
+            raise CatalogueError(f"{where}: types names {t}, which is not a column the query projects"
+                                 + (" (a derived column may be a status, not a boolean)" if t in derived else ""))
     for h in query.hide:
         if h not in query.columns:
             raise CatalogueError(f"{where}: hide names {h}, which is not a column")
@@ -550,6 +556,7 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
     values = query.parameter_values(params)
     columns = query.output_columns
     booleans = [c for c, t in query.types.items() if t == "boolean"]
+    statuses = [c for c, t in query.types.items() if t == "status"]
     finished = []
     for row in rows:
         for c in booleans:
@@ -558,6 +565,9 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
         for d in query.derive:
             args = [decoded[a] if a in decoded else row[a] if a in row else values.get(a) for a in d.arguments]
             row[d.column] = FINISHERS[d.function](*args)
+        for c in statuses:  # a derived column may be one too (variant-comparison's gate)
+            if row.get(c) is not None:
+                row[c] = Status(row[c])
         finished.append({c: row.get(c) for c in columns})
     return Result(columns, finished, query)
 
@@ -602,7 +612,9 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
              "a test fails when this page is stale. Run any of them with `kg query NAME -p key=value`,",
              "or from Python with `kg.open().query(NAME, key=value)`. A column marked *boolean* is declared",
              "so in the query's header (`types`): it is true or false from every engine (Virtuoso answers",
-             "a computed boolean as 1 or 0; kg reads it back as the header says).", "",
+             "a computed boolean as 1 or 0; kg reads it back as the header says). A column marked *status*",
+             "holds a state word, optionally followed by \": \" and why (\"refused: …\"); code and templates",
+             "test its word (`kg.status.Status`: `.kind`, `.why`, `.refused`), never a prefix of its text.", "",
              "| query | summary |", "|---|---|"]
     lines += [f"| [`{q.name}`](#{q.name}) | {q.summary} |" for q in entries.values()]
     for q in entries.values():

@@ -629,7 +629,7 @@ def compare_gate(rows, kinds, fail_on_regression: bool, max_drop: float | None, 
             reasons.append(f"{kind}: no verdicts of this grader kind to compare (kinds here: {', '.join(present) or 'none'})")
         for r in mine:
             where = f"{kind}, {name(r['replay_set']) if r['replay_set'] else 'no replay set'}, {name(r['grader'])}"
-            if r["status"] != "compared":
+            if r["status"].kind != "compared":
                 reasons.append(f"{where}: not compared ({r['status']})")
                 continue
             if fail_on_regression and r["regressed"]:
@@ -702,7 +702,7 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
             for r in (r for r in result.rows if r["grader_kind"] == kind):
                 where = f"{output.shorten(r['replay_set'], prefixes) if r['replay_set'] else 'no replay set'}, " \
                         f"{output.shorten(r['grader'], prefixes)}"
-                if r["status"] != "compared":
+                if r["status"].kind != "compared":
                     click.echo(f"    {where}: not compared - {r['status']}")
                 elif r["regressed"]:
                     cases = [output.shorten(c, prefixes) for c in r["regressed_cases"].split(", ")]

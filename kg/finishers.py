@@ -12,6 +12,8 @@ import math
 from fractions import Fraction
 from typing import Callable
 
+from .status import status_kind
+
 Z95 = 1.959963984540054  # the 0.975 quantile of the standard normal
 
 FINISHERS: dict[str, Callable] = {}
@@ -251,7 +253,7 @@ def sorted_words(text):
 def gain(status, mean_difference):
     """The mean difference read as a lift: only for a comparison that was computed and is not
     confounded."""
-    return mean_difference if status == "compared" else None
+    return mean_difference if status_kind(status) == "compared" else None
 
 
 @finisher
@@ -259,7 +261,7 @@ def gain_check(status, mean_difference, interval_low, minimum_gain):
     """The gain check (Cubby's GainCheck): the mean difference reaches the plan's minimum gain
     and the 95% interval lies above 0. None when there is nothing to check (refused,
     confounded, no paired case)."""
-    if status != "compared" or mean_difference is None:
+    if status_kind(status) != "compared" or mean_difference is None:
         return None
     return interval_low is not None and interval_low > 0 and mean_difference >= float(minimum_gain or 0)
 
@@ -269,9 +271,9 @@ def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers,
     """accept only with a gain (gain_check) and no more new wrong answers than the plan allows
     (0: Cubby's NoNewWrongAnswerCheck); otherwise reject, saying which check failed. A refused
     or confounded comparison, or one without a paired case, gets no verdict."""
-    if status is None or str(status).startswith("refused"):
+    if status is None or status_kind(status) == "refused":
         return "refused"
-    if status != "compared":
+    if status_kind(status) != "compared":
         return f"no verdict: {status}"
     if mean_difference is None:
         return "no verdict: no paired case"

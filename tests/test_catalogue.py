@@ -1,5 +1,6 @@
 """The catalogue format: headers are checked against their SPARQL, parameters are bound as RDF
 terms and cannot change a query, and a bad header is an error, never silently ignored."""
+import json
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -129,6 +130,29 @@ def test_every_computed_boolean_column_of_the_catalogue_is_declared():
         if found:
             undeclared[name] = sorted(found)
     assert undeclared == {}
+
+
+def test_a_status_column_is_a_value_whose_word_code_tests():
+    """A refusal is a value (`types: {status: status}`): the text as the query made it, with its word
+    apart, for every engine; a derived status (variant-comparison's gate) too."""
+    from kg.status import Status, status_kind
+    refused = Status("refused: the replay set is stated with two digests")
+    assert (refused, refused.kind, refused.why, refused.refused) == (
+        "refused: the replay set is stated with two digests", "refused", "the replay set is stated with two digests", True)
+    late = Status("registered late: 2026-11-02T09:00:00Z")
+    assert (late.kind, late.why, late.refused) == ("registered late", "2026-11-02T09:00:00Z", False)
+    assert (Status("compared").kind, Status("compared").why, status_kind(None)) == ("compared", None, None)
+    entries = catalogue.load()
+    assert entries["compare"].types["status"] == "status"
+    q = entries["variant-comparison"]
+    assert q.types["status"] == q.types["gate"] == "status"
+    row = {c: None for c in q.columns}
+    row.update(status="refused: two digests", mean_difference=None)
+    finished = catalogue.finish(q, [row], {}).rows[0]
+    assert type(finished["status"]) is Status and finished["status"].refused
+    assert type(finished["gate"]) is Status and finished["gate"] == "refused"
+    # the CSV and JSON show the text as it is
+    assert json.dumps(finished["status"]) == '"refused: two digests"'
 
 
 def test_names_are_unique(tmp_path):
