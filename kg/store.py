@@ -17,6 +17,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
+from .memory import give_back
 from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
@@ -657,6 +658,7 @@ class Store(CatalogueStore):
                 self._run_in_bulk(layers.as_constructs(layer.derive))
             self.ox.update(layers.drop_deriving())
             self.ox.flush()  # the chunk's writes out of the write buffers, as in drop_graph
+            give_back()  # and what its joins freed, to the system (kg/memory.py)
             if not self.ask(layers.touched_query()):
                 break
         self.ox.update(layers.finish(change))
