@@ -854,6 +854,15 @@ def main():
     except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)
+    except RuntimeError as err:
+        if "Corruption" not in str(err):
+            raise
+        # RocksDB checks each block it reads: flipped bytes in a store's file surface in the first
+        # query that reads them, not when the store opens
+        click.echo(f"kg: the store is damaged: a read met a corrupted block ({' '.join(str(err).split())}); "
+                   f"no answer was given from it. Restore the store from a backup, or move it aside and load "
+                   f"your files again into a new one", err=True)
+        sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
         from .errors import StoreUnavailable
         if not isinstance(err, StoreUnavailable):
