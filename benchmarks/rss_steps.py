@@ -32,7 +32,6 @@ STOP_AFTER: str | None = None  # --stop-after: a step name's start
 STARTED = time.monotonic()
 
 
-
 def _status(field: str) -> int:
     with open("/proc/self/status") as f:
         for line in f:

@@ -29,8 +29,8 @@ engine's answer reads the same. `status`: a state word, optionally followed by "
 ("compared", "refused: the replay set is stated with two digests"), read into a `Status` — still
 the text, so tables, CSV and JSON show it as it is, with `.kind` (the word) and `.why` (the rest,
 or None) for code and templates to test (`r.status.kind == "refused"`), never a prefix matched
-again by hand. `boolean` turns the value into a Python bool. Virtuoso 7 has no boolean at run time — a computed `(?n > 0 AS ?covered)` comes back as the
-integer 1 or 0 — so a column computed as a boolean is declared here; an integer 1/0 or a
+again by hand. `boolean` turns the value into a Python bool. Virtuoso 7 has no boolean at run
+time — a computed `(?n > 0 AS ?covered)` comes back as the integer 1 or 0 — so a column computed as a boolean is declared here; an integer 1/0 or a
 "true"/"false" in it becomes True/False, and any other value is an error naming the query and
 column, never a guess. Stored `xsd:boolean` values need no declaration (kg/remote.py reads them).
 
@@ -64,7 +64,7 @@ import yaml
 
 from . import paths
 from .finishers import FINISHERS
-from .status import Status  # noqa: F401 (the type of a `status` column, read in finish)
+from .status import Status
 
 HEADER_KEYS = {"summary", "description", "params", "columns", "derive", "hide", "rates", "tags", "unsupported",
                "tokens", "types"}
