@@ -14,24 +14,29 @@ KG_ENDPOINT_TOKEN (bearer), or the config file; they are never printed or logged
 from __future__ import annotations
 
 import base64
+import gc
 import json
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import time
 import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pyoxigraph as ox
 
 from . import layers
 from .catalogue import IRI, literal_value
 from .errors import StoreUnavailable
-from .store import SPARQL_PREFIXES, CatalogueStore, SourceRecord, _delete_record, bind_values
+from .store import SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record, bind_values
 from .terms import CATALOGUE_GRAPH, KG
 
 AUTH_SCHEMES = ("basic", "digest")
@@ -182,6 +187,8 @@ class RemoteStore(CatalogueStore):
         for attempt in range(1, self.endpoint.retries + 1):
             try:
                 return call()
+            except RemoteError:  # already says what came and what to check
+                raise
             except Exception as err:  # noqa: BLE001 - every failure becomes a RemoteError below
                 if attempt < self.endpoint.retries and _transient(err):
                     time.sleep(delay)
@@ -209,7 +216,7 @@ class RemoteStore(CatalogueStore):
             raise box["error"]
         return box["value"]
 
-    def _sparql(self, text: str, update: bool = False, form: str = "SELECT"):
+    def _wrapper(self, text: str, update: bool = False, form: str = "SELECT"):
         from SPARQLWrapper import JSON, POST, SPARQLWrapper
         wrapper = SPARQLWrapper(self.endpoint.query, updateEndpoint=self.endpoint.update)
         wrapper.setMethod(POST)
@@ -225,6 +232,10 @@ class RemoteStore(CatalogueStore):
         wrapper.setQuery(text)
         # SPARQLWrapper guesses the form from the text, and a comment ("#+ description: …") fools it
         wrapper.queryType = "INSERT" if update else form  # any update form routes to the update URL
+        return wrapper
+
+    def _sparql(self, text: str, update: bool = False, form: str = "SELECT"):
+        wrapper = self._wrapper(text, update, form)
 
         def call():
             result = wrapper.query()
@@ -237,7 +248,7 @@ class RemoteStore(CatalogueStore):
             return None
         self.engine = (headers.get("server") or "").split("/")[0].strip().lower() or self.engine
         data = self._decode(headers, body, form)
-        self._check_complete(headers, data)
+        self._check_complete(headers, len(data.get("results", {}).get("bindings", [])) if isinstance(data, dict) else 0)
         return data
 
     def _decode(self, headers: dict, body: bytes, form: str) -> dict:
@@ -278,9 +289,9 @@ class RemoteStore(CatalogueStore):
             raise RemoteError(f"query at {self.endpoint.query}: a row of the answer is not a SPARQL JSON binding "
                               f"({type(err).__name__}: {err}); kg computes nothing from it") from None
 
-    def _check_complete(self, headers: dict, data) -> None:
-        """Fail loudly rather than compute a number from an answer the server cut short."""
-        rows = len(data.get("results", {}).get("bindings", [])) if isinstance(data, dict) else 0
+    def _check_complete(self, headers: dict, rows: int) -> None:
+        """Fail loudly rather than compute a number from an answer the server cut short (`rows`: how
+        many rows it holds, or has given so far)."""
         if headers.get("x-sql-state") == "S1TAT":  # Virtuoso's "anytime" answer: what it had when its time ran out
             raise RemoteError(f"query at {self.endpoint.query}: the server returned an incomplete answer (HTTP 200, "
                               f"X-SQL-State S1TAT: its time limit interrupted the query), and kg computes nothing "
@@ -394,6 +405,56 @@ class RemoteStore(CatalogueStore):
             self.update(f"DROP SILENT GRAPH <{graph}>")
         if self.ask(f"ASK {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o }} }}"):
             raise RemoteError(f"reset at {self.endpoint.update}: the catalogue graph is still there after DROP GRAPH")
+
+    @contextmanager
+    def scratch_copy(self):
+        """A writable local Store holding what the server holds, removed on leaving: what `kg
+        validate` loads into. The server's quads are parsed as they arrive (SPARQL JSON results,
+        read by the engine's own parser from the open response) and bulk-written into the copy, so
+        kg never holds the server's answer in Python: it did, twice, as its text and its rows (the
+        copy of an estate grows with the server, not with what is validated). In memory for a server
+        of fewer than SCRATCH_IN_MEMORY quads, else in a temporary folder on disk. An answer cut
+        short, capped or not SPARQL results is refused, as every answer is (`_check_complete`)."""
+        folder = None if len(self) < SCRATCH_IN_MEMORY else Path(tempfile.mkdtemp(prefix="kg-validate-"))
+        copy = None
+        try:
+            copy = Store(":memory:") if folder is None else Store(folder / "store")
+            self._with_retries("query", self.endpoint.query,
+                               lambda: self._within_deadline(lambda: self._copy_quads_into(copy)))
+            copy._drop_unrecorded()  # the state readers read: no graph of a load cut short
+            yield copy
+        finally:
+            if copy is not None:
+                del copy.ox  # Oxigraph closes the copy when its store object goes, before its files do
+                gc.collect()
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _copy_quads_into(self, copy: Store) -> None:
+        """Every quad of the server, streamed from one SELECT into `copy` (see `scratch_copy`)."""
+        where = f"query at {self.endpoint.query}"
+        result = self._wrapper("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }").query()
+        headers = {k.lower(): v for k, v in (result.info() or {}).items()}
+        ctype = (headers.get("content-type") or "").split(";")[0].strip().lower()
+        if "json" not in ctype:
+            raise RemoteError(f"{where}: the server answered with {ctype or 'no content type'}, not SPARQL JSON "
+                              f"results — check that the URL (KG_ENDPOINT, KG_ENDPOINT_QUERY) is a SPARQL query "
+                              f"service")
+        self._check_complete(headers, 0)
+        rows = 0
+
+        def quads():
+            nonlocal rows
+            for row in ox.parse_query_results(result.response, format=ox.QueryResultsFormat.JSON):
+                rows += 1
+                if self.endpoint.max_rows and rows >= self.endpoint.max_rows:
+                    self._check_complete(headers, rows)
+                yield ox.Quad(row["s"], row["p"], row["o"], row["g"])
+        try:
+            copy.ox.bulk_extend(quads())
+        except SyntaxError as err:
+            raise RemoteError(f"{where}: the answer is not valid SPARQL JSON results ({err}) — cut short by the "
+                              f"server or a proxy; kg validates nothing against it") from None
 
     def dump(self) -> bytes:
         rows = self._rows(self._sparql("SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"), _term)

@@ -156,3 +156,57 @@ def test_an_endpoint_setting_that_is_not_a_positive_number_is_a_clear_error(sett
     assert done.returncode != 0
     assert f"KG_ENDPOINT_{setting}" in done.stderr and "a number above 0" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def counting_then(body: bytes, content_type: str):
+    """A server that counts 50 quads when asked, then answers the quads themselves with `body`."""
+    class Answer(Quiet):
+        def do_POST(self):
+            asked = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if b"COUNT" in asked:
+                body_now = b'{"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {"type": "literal", "value": "50", ' \
+                           b'"datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]}}'
+                ctype = "application/sparql-results+json"
+            else:
+                body_now, ctype = body, content_type
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body_now)))
+            self.end_headers()
+            self.wfile.write(body_now)
+        do_GET = do_POST
+    return Answer
+
+
+QUAD = b'{"s": {"type": "uri", "value": "http://x/s"}, "p": {"type": "uri", "value": "http://x/p"}, ' \
+       b'"o": {"type": "literal", "value": "o"}, "g": {"type": "uri", "value": "http://x/g"}}'
+COPIED = {
+    "html": (b"<html><body>Log in</body></html>", "text/html", "answered with text/html, not SPARQL JSON results"),
+    "truncated": (b'{"head": {"vars": ["s", "p", "o", "g"]}, "results": {"bindings": [' + QUAD + b', {"s": {"ty',
+                  "application/sparql-results+json", "the answer is not valid SPARQL JSON results"),
+    "bad binding": (b'{"head": {"vars": ["s", "p", "o", "g"]}, "results": {"bindings": [{"s": "not a binding"}]}}',
+                    "application/sparql-results+json", "the answer is not valid SPARQL JSON results"),
+    "at the row cap": (b'{"head": {"vars": ["s", "p", "o", "g"]}, "results": {"bindings": [' + b", ".join([QUAD] * 3)
+                       + b"]}}", "application/sparql-results+json", "the server's cap"),
+}
+
+
+@pytest.mark.parametrize("answer", list(COPIED))
+def test_a_server_copy_for_validate_cut_short_or_not_results_is_refused(answer, tmp_path):
+    # kg validate streams the server's quads into a local copy (RemoteStore.scratch_copy): an answer
+    # that breaks off, is not SPARQL JSON or reaches the row cap is refused, never validated against
+    body, content_type, message = COPIED[answer]
+    server = serve(counting_then(body, content_type))
+    try:
+        store = RemoteStore(endpoint(server, retries=1, max_rows=3))
+        with pytest.raises(RemoteError, match=re.escape(message)):
+            with store.scratch_copy():
+                pass
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = run_kg("validate", EXAMPLES / "cubby.ttl", env={"KG_ENDPOINT": url, "KG_ENDPOINT_RETRIES": "1",
+                                                              "KG_ENDPOINT_MAX_ROWS": "3"})
+        # (the command's other requests, such as the union check, may meet the bad answer first)
+        assert (done.returncode, "Traceback" in done.stderr) == (1, False), done.stderr
+        assert f"query at {url}/query" in done.stderr, done.stderr
+    finally:
+        server.shutdown()

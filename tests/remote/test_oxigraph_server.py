@@ -6,6 +6,7 @@ import json
 import math
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +172,32 @@ def test_kg_serve_exposes_the_embedded_store_read_only(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["in-memory copy", "on-disk copy"])
+def test_validate_against_the_server_copies_it_streamed_and_judges_as_against_the_embedded_store(
+        oxigraph_server, tmp_path, monkeypatch, on_disk):
+    # kg validate copies what the server holds into a local scratch store, parsed as it streams in
+    # (issue 18: it read the server's whole answer into Python, twice). The copy holds every quad the
+    # server holds, in memory or (past SCRATCH_IN_MEMORY quads) on disk, and the verdicts on files are
+    # those validate gives against an embedded store holding the same.
+    from kg import remote as remote_module
+    if on_disk:
+        monkeypatch.setattr(remote_module, "SCRATCH_IN_MEMORY", 10)
+    env = {"KG_ENDPOINT": oxigraph_server.url}
+    some = [EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json"]
+    assert run_kg("load", *some, env=env).returncode == 0
+    server = RemoteStore(Endpoint.resolve(oxigraph_server.url))
+    with server.scratch_copy() as copy:
+        assert copy.dump() == server.dump() and len(copy) > 10
+        assert (copy.path == ":memory:") is not on_disk
+        where = Path(copy.path)
+    assert not (on_disk and where.exists())  # the copy on disk is removed on leaving
+    local = tmp_path / "store"
+    assert run_kg("load", "--store", local, *some).returncode == 0
+    files = [EXAMPLES / "cubby-routing.gold.json", EXAMPLES / "cubby-regression.gold.json"]  # the second's set is not loaded
+    against_server = run_kg("validate", *files, env=env)
+    against_local = run_kg("validate", "--store", local, *files)
+    assert against_server.returncode == against_local.returncode == 1, against_server.stderr
+    assert (against_server.stdout, against_server.stderr) == (against_local.stdout, against_local.stderr)
+    assert "validate: 1 valid, 1 rejected" in against_server.stderr
