@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import gc
+import itertools
 import json
 import os
 import shutil
@@ -41,6 +42,7 @@ from .terms import CATALOGUE_GRAPH, KG
 
 AUTH_SCHEMES = ("basic", "digest")
 CHUNK = 1 << 20  # bytes per chunk of a streamed upload
+COPY_BATCH = 100_000  # quads per bulk write of a server's copy (RemoteStore.scratch_copy)
 _UNION_CHECKED: set[str] = set()  # query URLs whose default graph was seen to be the union of all graphs
 
 
@@ -451,7 +453,10 @@ class RemoteStore(CatalogueStore):
                     self._check_complete(headers, rows)
                 yield ox.Quad(row["s"], row["p"], row["o"], row["g"])
         try:
-            copy.ox.bulk_extend(quads())
+            stream = quads()
+            # a batch per call: the engine's bulk writer holds what one call gives it (about 1 GB for 3.5M quads)
+            while batch := list(itertools.islice(stream, COPY_BATCH)):
+                copy.ox.bulk_extend(batch)
         except SyntaxError as err:
             raise RemoteError(f"{where}: the answer is not valid SPARQL JSON results ({err}) — cut short by the "
                               f"server or a proxy; kg validates nothing against it") from None
