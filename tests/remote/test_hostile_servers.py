@@ -37,14 +37,18 @@ class Trickle(Quiet):
     do_GET = do_POST
 
 
-def answering(body: bytes, content_type: str):
+def answering(body: bytes, content_type: str, counted: bytes | None = None):
+    """A server answering `body` to every request, or `counted` (SPARQL JSON) to a COUNT when given."""
     class Answer(Quiet):
         def do_POST(self):
+            asked = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            reply, ctype = ((counted, "application/sparql-results+json") if counted and b"COUNT" in asked
+                            else (body, content_type))
             self.send_response(200)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(reply)))
             self.end_headers()
-            self.wfile.write(body)
+            self.wfile.write(reply)
         do_GET = do_POST
     return Answer
 
@@ -158,24 +162,8 @@ def test_an_endpoint_setting_that_is_not_a_positive_number_is_a_clear_error(sett
     assert "Traceback" not in done.stderr
 
 
-def counting_then(body: bytes, content_type: str):
-    """A server that counts 50 quads when asked, then answers the quads themselves with `body`."""
-    class Answer(Quiet):
-        def do_POST(self):
-            asked = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if b"COUNT" in asked:
-                body_now = b'{"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {"type": "literal", "value": "50", ' \
-                           b'"datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]}}'
-                ctype = "application/sparql-results+json"
-            else:
-                body_now, ctype = body, content_type
-            self.send_response(200)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body_now)))
-            self.end_headers()
-            self.wfile.write(body_now)
-        do_GET = do_POST
-    return Answer
+FIFTY = (b'{"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {"type": "literal", "value": "50", '
+         b'"datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]}}')  # a server of 50 quads, counted
 
 
 QUAD = b'{"s": {"type": "uri", "value": "http://x/s"}, "p": {"type": "uri", "value": "http://x/p"}, ' \
@@ -196,7 +184,7 @@ def test_a_server_copy_for_validate_cut_short_or_not_results_is_refused(answer, 
     # kg validate streams the server's quads into a local copy (RemoteStore.scratch_copy): an answer
     # that breaks off, is not SPARQL JSON or reaches the row cap is refused, never validated against
     body, content_type, message = COPIED[answer]
-    server = serve(counting_then(body, content_type))
+    server = serve(answering(body, content_type, counted=FIFTY))
     try:
         store = RemoteStore(endpoint(server, retries=1, max_rows=3))
         with pytest.raises(RemoteError, match=re.escape(message)):
