@@ -59,8 +59,8 @@ WHERE {
                 GRAPH ?judged { ?assertion earl:test ?gold_case } } } }
     # each assertion's case and system looked up, one assertion at a time: as OPTIONALs kept only where
     # both are found (a join, said so that Oxigraph looks them up rather than joining by hash with
-    # every earl:test and earl:subject of the store: at 101k assertions 110 -> 63 MiB above the process,
-    # at 1.7M the peak of the whole load; BENCHMARKS.md, "The mark step looks keys up")
+    # every earl:test and earl:subject of the store: at 101k assertions 113 -> 67 MiB above the process,
+    # at 1.7M 1,706 -> 988 MiB, no longer the peak of the load; BENCHMARKS.md, "The mark step looks keys up")
     OPTIONAL { GRAPH ?tests { ?assertion earl:test ?case } }
     OPTIONAL { GRAPH ?subjects { ?assertion earl:subject ?system } }
     FILTER(BOUND(?case) && BOUND(?system))
