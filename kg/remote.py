@@ -413,8 +413,8 @@ class RemoteStore(CatalogueStore):
         """A writable local Store holding what the server holds, removed on leaving: what `kg
         validate` loads into. The server's quads are parsed as they arrive (SPARQL JSON results,
         read by the engine's own parser from the open response) and bulk-written into the copy, so
-        kg never holds the server's answer in Python: it did, twice, as its text and its rows (the
-        copy of an estate grows with the server, not with what is validated). In memory for a server
+        kg never holds the server's answer in Python (it held it twice, as its text and as its rows:
+        8.65 GB for a server of 3.5M quads, BENCHMARKS.md). In memory for a server
         of fewer than SCRATCH_IN_MEMORY quads, else in a temporary folder on disk. An answer cut
         short, capped or not SPARQL results is refused, as every answer is (`_check_complete`)."""
         folder = None if len(self) < SCRATCH_IN_MEMORY else Path(tempfile.mkdtemp(prefix="kg-validate-"))
