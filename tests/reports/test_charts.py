@@ -1,6 +1,8 @@
 """A chart that cannot be drawn says so on its page instead of failing the whole report: the
 note names the reason and keeps the figures of the alt text, a warning goes to stderr, no file
 is left for the page to point at, and no figure stays open."""
+import shutil
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,6 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from kg import report  # noqa: E402
 from kg.store import Store  # noqa: E402
+from tests.conftest import EXAMPLES, run_kg  # noqa: E402
 
 
 def site(tmp_path):
@@ -104,3 +107,19 @@ def test_a_compare_chart_with_nothing_to_draw_says_why(tmp_path):
     html = str(s.compare_chart("compare-2", [compare_row("model", "urn:g:judge", status="refused: digests differ")], "b − a"))
     assert "<img" not in html and "not drawn" in html and "refused: digests differ" in html
     assert "compare-2" in s.empty and not (tmp_path / "charts" / "compare-2.svg").exists()
+
+
+def test_kg_report_of_a_system_id_with_dollar_signs_draws_its_charts(tmp_path):
+    # issue 18 end to end: the routing examples with the system cubby@1.4.0 renamed cost$a^{$b (its
+    # EARL and situations files rewritten), loaded and reported through the CLI; the id reaches the
+    # charts as written, not as mathtext, and the report exits 0
+    for name in ("cubby.ttl", "cubby-routing.replayset.json", "cubby-routing.gold.json"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    for name in ("cubby-routing.earl.jsonl", "cubby-routing.situations.jsonl"):
+        (tmp_path / name).write_text((EXAMPLES / name).read_text().replace("cubby@1.4.0", "cost$a^{$b"))
+    store, out = tmp_path / "store", tmp_path / "report"
+    assert run_kg("load", "--store", store, *sorted(tmp_path.glob("cubby*"))).returncode == 0
+    done = run_kg("report", "--store", store, "--out", out)
+    assert (done.returncode, "Traceback" in done.stderr) == (0, False), done.stderr
+    drawn = [svg.name for svg in (out / "charts").glob("*.svg") if "cost$a^{$b" in svg.read_text()]
+    assert len(drawn) >= 3, drawn  # the pass^k charts of both kinds, the compare and trend charts
