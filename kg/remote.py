@@ -14,11 +14,9 @@ KG_ENDPOINT_TOKEN (bearer), or the config file; they are never printed or logged
 from __future__ import annotations
 
 import base64
-import gc
 import itertools
 import json
 import os
-import shutil
 import socket
 import tempfile
 import threading
@@ -37,7 +35,8 @@ import pyoxigraph as ox
 from . import layers
 from .catalogue import IRI, literal_value
 from .errors import StoreUnavailable
-from .store import SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record, bind_values
+from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record, bind_values,
+                    discard_scratch)
 from .terms import CATALOGUE_GRAPH, KG
 
 AUTH_SCHEMES = ("basic", "digest")
@@ -426,11 +425,7 @@ class RemoteStore(CatalogueStore):
             copy._drop_unrecorded()  # the state readers read: no graph of a load cut short
             yield copy
         finally:
-            if copy is not None:
-                del copy.ox  # Oxigraph closes the copy when its store object goes, before its files do
-                gc.collect()
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+            discard_scratch(copy, folder)
 
     def _copy_quads_into(self, copy: Store) -> None:
         """Every quad of the server, streamed from one SELECT into `copy` (see `scratch_copy`)."""

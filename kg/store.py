@@ -450,10 +450,7 @@ class Store(CatalogueStore):
             copy = Store(target)
             yield copy
         finally:
-            if copy is not None:
-                del copy.ox  # Oxigraph closes the copy when its store object goes, before its files do
-                gc.collect()
-            shutil.rmtree(folder, ignore_errors=True)
+            discard_scratch(copy, folder)
 
     def _holds_fewer_quads(self, limit: int) -> bool:
         """At a cost bounded by `limit`, not by the store (len() reads every quad: 8 s at 1M assertions)."""
@@ -732,6 +729,16 @@ class Store(CatalogueStore):
         sys.stderr.write(f"kg: {self.path} holds {len(partial)} graph(s) of a load in progress or cut short "
                          f"(first: {partial[0].value}); reading the sources as the catalogue records them, "
                          f"as they were before that load (a cut-short load is cleared by the next `kg load`)\n")
+
+
+def discard_scratch(copy: Store | None, folder: Path | None) -> None:
+    """A scratch copy (`scratch_copy`) closed and its folder, if it has one, removed: Oxigraph closes
+    a store when its object goes, which must happen before its files do."""
+    if copy is not None:
+        del copy.ox
+        gc.collect()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _reached(step: str) -> None:
