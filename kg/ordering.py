@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
-from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans
+from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembered
 
 _STRING = {XSD + "string"}
 # exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
@@ -148,10 +148,11 @@ def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple
         columns = [variables.index(name) for name, _ in keys]
     except ValueError:
         return None
+    key = remembered(_key)
     try:
         keyed = []
         for row in rows:
-            keyed.append(([_key(row[c]) for c in columns], convert(row)))
+            keyed.append(([key(row[c]) for c in columns], convert(row)))
     except Unsortable:
         return None
     mixed = []
@@ -160,12 +161,19 @@ def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple
         if {"exact", "binary"} <= families:
             return None  # SPARQL compares these as numbers, the engine in binary floating point
         mixed.append(len(families) > 1)
-    # stable sorts, least significant key first: each keeps the order the later ones set
-    for i in reversed(range(len(columns))):
-        if mixed[i]:  # literals of kinds SPARQL does not order among each other: kg's order of kinds first
-            keyed.sort(key=lambda item: _kind_first(item[0][i]), reverse=keys[i][1])
+    # stable sorts, least significant key first: each keeps the order the later ones set. Keys next to
+    # each other that sort the same way (one direction, no kinds mixed) are one sort by their tuple,
+    # which orders as their sorts one after the other would (one sort of 101k rows, not seven)
+    end = len(columns)
+    while end > 0:
+        start = end - 1
+        if mixed[start]:  # literals of kinds SPARQL does not order among each other: kg's order of kinds first
+            keyed.sort(key=lambda item: _kind_first(item[0][start]), reverse=keys[start][1])
         else:
-            keyed.sort(key=lambda item: item[0][i][1], reverse=keys[i][1])
+            while start > 0 and not mixed[start - 1] and keys[start - 1][1] == keys[end - 1][1]:
+                start -= 1
+            keyed.sort(key=lambda item: tuple(k[1] for k in item[0][start:end]), reverse=keys[end - 1][1])
+        end = start
     return [row for _, row in keyed]
 
 

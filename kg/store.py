@@ -394,14 +394,15 @@ class Store(CatalogueStore):
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
         """A catalogue or ad-hoc SELECT over the union of all graphs: (variables, rows of Python values)."""
-        from .catalogue import term_value
+        from .catalogue import remembered, term_value
         from .ordering import sort, split_order_by
         split = split_order_by(text)
         result = self.ox.query(split[0] if split else text, **self._graphs(union=True))
         names = [v.value for v in result.variables]
+        value = remembered(term_value)
 
         def values(row):
-            return tuple(term_value(t) for t in row)
+            return tuple(value(t) for t in row)
         if split:  # the engine's sort decodes terms at every comparison: kg/ordering.py sorts them once decoded
             rows = sort(names, result, split[1], values)
             if rows is not None:

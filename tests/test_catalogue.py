@@ -258,3 +258,14 @@ def test_a_params_rule_must_fit_its_type_and_its_default(tmp_path):
     query = catalogue.parse_file(header("{type: string, choices: [a, b]}"), deep=False)
     with pytest.raises(catalogue.ParameterError, match="parameter k of q must be one of a, b, got 'c'"):
         query.bound_text({"k": "c"})
+
+
+def test_a_remembered_decoding_tells_terms_of_one_lexical_form_apart_and_past_its_limit(monkeypatch):
+    """The memo of an answer's decoded terms (catalogue.remembered) keys by the term, not its text:
+    "1" as an integer, a string and an IRI are three values; past MEMO_LIMIT terms are still decoded."""
+    monkeypatch.setattr(catalogue, "MEMO_LIMIT", 2)
+    value = catalogue.remembered(catalogue.term_value)
+    integer = ox.Literal("1", datatype=ox.NamedNode(catalogue.XSD + "integer"))
+    terms = [integer, ox.Literal("1"), ox.NamedNode("urn:1"), None, integer, ox.Literal("1")]
+    assert [value(t) for t in terms] == [1, "1", "urn:1", None, 1, "1"]
+    assert [type(value(t)) for t in terms[:3]] == [int, str, catalogue.IRI]
