@@ -82,11 +82,13 @@ class AnswerCache:
         rows themselves go to the C encoder whole, not each value through Python first (the 101k
         verdicts at 100k assertions: 1.01 s, 1.23 s before)."""
         iris, tagged = [], []
-        for column in range(len(variables)):
-            kinds = {type(row[column]) is IRI for row in rows if row[column] is not None}
-            if kinds == {True}:
+        # each column's value types, read by C loops (zip, map, set): a set built by a Python
+        # expression per value cost 2 s of the first report at 100k assertions (17 columns x 101k rows)
+        for column, values in enumerate(zip(*rows) if rows else [() for _ in variables]):
+            kinds = set(map(type, values)) - {type(None)}
+            if kinds == {IRI}:
                 iris.append(column)
-            elif True in kinds:
+            elif IRI in kinds:
                 tagged.append(column)
         marked = []
         if tagged:

@@ -118,3 +118,19 @@ def test_a_written_download_is_kept_by_a_link_and_by_its_text_where_no_link_can_
     keep_written(other, gone, "c\n3\n")
     assert other.read_text(encoding="utf-8") == "c\n3\n"
     assert sorted(p.name for p in kept.parent.iterdir()) == ["k.csv", "other.csv"]  # no scratch left behind
+
+
+def test_an_answer_kept_comes_back_with_its_iris_typed(tmp_path):
+    """put then get: a column of IRIs (and None), an IRI among strings, numbers and None keep their
+    Python types; an answer of no rows comes back empty. A value of the wrong type would show as a
+    string where a page links an IRI."""
+    from kg.cache import AnswerCache
+    from kg.catalogue import IRI
+    cache = AnswerCache(tmp_path, "state")
+    rows = [(IRI("urn:a"), IRI("urn:x"), 1, None), (None, "urn:x", 2.5, None), (IRI("urn:b"), "plain", None, None)]
+    cache.put("SELECT 1", ["a", "mixed", "n", "none"], rows)
+    variables, back = cache.get("SELECT 1")
+    assert variables == ["a", "mixed", "n", "none"] and back == rows
+    assert [[type(v) for v in row] for row in back] == [[type(v) for v in row] for row in rows]
+    cache.put("SELECT 2", ["a"], [])
+    assert cache.get("SELECT 2") == (["a"], [])
