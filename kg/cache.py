@@ -84,7 +84,7 @@ class AnswerCache:
         iris, tagged = [], []
         # each column's value types, read by C loops (zip, map, set): a set built by a Python
         # expression per value cost 2 s of the first report at 100k assertions (17 columns x 101k rows)
-        for column, values in enumerate(zip(*rows) if rows else [() for _ in variables]):
+        for column, values in enumerate(zip(*rows)):  # no rows: no column is listed, as before
             kinds = set(map(type, values)) - {type(None)}
             if kinds == {IRI}:
                 iris.append(column)

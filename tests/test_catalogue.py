@@ -264,8 +264,16 @@ def test_a_remembered_decoding_tells_terms_of_one_lexical_form_apart_and_past_it
     """The memo of an answer's decoded terms (catalogue.remembered) keys by the term, not its text:
     "1" as an integer, a string and an IRI are three values; past MEMO_LIMIT terms are still decoded."""
     monkeypatch.setattr(catalogue, "MEMO_LIMIT", 2)
-    value = catalogue.remembered(catalogue.term_value)
+    decoded = []
+
+    def decode(term):
+        decoded.append(term)
+        return catalogue.term_value(term)
+    value = catalogue.remembered(decode)
     integer = ox.Literal("1", datatype=ox.NamedNode(catalogue.XSD + "integer"))
-    terms = [integer, ox.Literal("1"), ox.NamedNode("urn:1"), None, integer, ox.Literal("1")]
-    assert [value(t) for t in terms] == [1, "1", "urn:1", None, 1, "1"]
+    terms = [integer, ox.Literal("1"), ox.NamedNode("urn:1"), None, integer, ox.Literal("1"), ox.NamedNode("urn:1")]
+    assert [value(t) for t in terms] == [1, "1", "urn:1", None, 1, "1", "urn:1"]
     assert [type(value(t)) for t in terms[:3]] == [int, str, catalogue.IRI]
+    # the first two terms were kept and decoded once each; past the limit of two, urn:1 and None every time
+    assert decoded.count(integer) == 1 and decoded.count(ox.Literal("1")) == 1
+    assert decoded.count(ox.NamedNode("urn:1")) == 3
