@@ -43,10 +43,15 @@ A parameter's `min` and `max` (integer, decimal) and `choices` (a list) are chec
 query runs: a value outside them is refused with the rule (`kg query` exits 2), not left for a
 finisher to fail on.
 
-Parameters are bound as RDF terms by a VALUES block opening every WHERE clause of the query
-(sub-selects included), rendered by pyoxigraph's own term syntax: a value can never change
-the query's structure, and the same text runs on any SPARQL 1.1 engine. (Oxigraph's
-`substitutions` would need every parameter projected and does not reach sub-selects.)"""
+Parameters are bound as RDF terms by substitution: each use of the variable, outside strings,
+comments and IRIs, becomes the term in pyoxigraph's own syntax (escaped by the engine; a number in
+SPARQL's short form), so a value can never change the query's structure and the same text runs on
+any SPARQL 1.1 engine. Where a term cannot stand for a variable the form changes and the meaning
+does not: a projected `?v` is left out (the query's own column is filled in by `finish`, as its
+value is the parameter's), a `GROUP BY`/`ORDER BY` key on it dropped, `BOUND(?v)` made `true`. This
+is what the `VALUES` block opening every `WHERE` clause that kg used before meant; Virtuoso 7
+wedged on those blocks (docs/engines.md). (Oxigraph's `substitutions` would need every parameter
+projected and does not reach sub-selects.)"""
 from __future__ import annotations
 
 import copy
@@ -162,7 +167,7 @@ class NamedQuery:
 
     def bound_text(self, values: dict[str, Any] | None = None) -> str:
         """The query with its parameters bound (defaults filled in, values checked)."""
-        return bind(self.text, self.terms(values or {}))
+        return bind(self.text, self.terms(values or {}), echo=False)  # finish fills the parameters' columns in
 
     def terms(self, values: dict[str, Any]) -> dict[str, ox.NamedNode | ox.Literal]:
         unknown = sorted(set(values) - set(self.params))
@@ -247,17 +252,118 @@ def where_positions(text: str) -> list[int]:
     return found
 
 
-def bind(text: str, terms: dict[str, ox.NamedNode | ox.Literal]) -> str:
+# the tokens the binder tells apart in code: IRIs and prefixed names (which may hold `?` or a
+# keyword's letters), variables, keywords, and the brackets that scope clauses
+_TOKEN = re.compile(r"""(?P<iri><[^<>"{}|^`\\\s]*>)
+    | (?P<pname>[A-Za-z][\w.-]*:[\w.:%-]*|:[\w.:%-]*|_:[\w.-]+)
+    | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
+    | (?P<word>[A-Za-z]+)
+    | (?P<punct>[(){}])""", re.VERBOSE)
+_BOUND_CALL = re.compile(r"BOUND\s*\(\s*[?$]([A-Za-z0-9_\u00B7-\uFFFF]+)\s*\)", re.IGNORECASE)
+_CLAUSE_END = {"WHERE", "FROM", "HAVING", "ORDER", "LIMIT", "OFFSET", "VALUES", "GROUP"}
+
+
+def bind(text: str, terms: dict[str, ox.NamedNode | ox.Literal], echo: bool = True) -> str:
+    """The query with each variable of `terms` replaced by its term (the module's docstring says why
+    and how). A variable the query binds itself (`AS ?v`) is left as it is. With `echo`, a bound
+    variable the query projects stays a column, `(TERM AS ?v)`; without, it is left out and the
+    caller knows its value (a catalogue query's `finish` fills it in: Virtuoso 7 refuses a constant
+    projected by a grouped query, `SR128 Numeric value out of range`)."""
     if not terms:
         return text
-    names = " ".join(f"?{k}" for k in terms)
-    row = " ".join(str(t) for t in terms.values())
-    block = f" VALUES ({names}) {{ ({row}) }} "
-    out, last = [], 0
-    for pos in where_positions(text):
-        out += [text[last:pos], block]
-        last = pos
-    return "".join(out) + text[last:]
+    return _Binder({name: sparql_term(term) for name, term in terms.items()}, echo).bind(text)
+
+
+def sparql_term(term: ox.NamedNode | ox.Literal) -> str:
+    """A term in SPARQL's syntax: N-Triples', but a non-negative integer or decimal in its short
+    form (`0.95` is the xsd:decimal `"0.95"^^xsd:decimal`, `1.0` the decimal 1), the one Virtuoso 7
+    reads in an expression (the long form there: `SR128 Numeric value out of range`)."""
+    if isinstance(term, ox.Literal) and re.fullmatch(r"\d+(\.\d+)?", term.value):
+        if term.datatype.value == XSD + "integer" and "." not in term.value:
+            return term.value
+        if term.datatype.value == XSD + "decimal":
+            return term.value if "." in term.value else term.value + ".0"
+    return str(term)
+
+
+class _Binder:
+    """One pass over a query's code (strings and comments copied as they are), replacing each bound
+    variable by its term in the form its place takes."""
+
+    def __init__(self, terms: dict[str, str], echo: bool):
+        self.terms, self.echo = terms, echo
+        self.out: list[str] = []
+        self.clause: str | None = None  # "select", "group" or "order" while reading that clause's keys
+        self.depth = 0  # brackets deep within the clause
+        self.braces = 0  # groups deep in the query: a SELECT at 0 is the query's own, not a sub-select
+        self.top = False
+        self.dropped: list[tuple[int, str]] = []  # the clause's bound variables left out: where in out, which
+        self.keeps = False  # whether the clause being read has anything else (a column, a key)
+
+    def bind(self, text: str) -> str:
+        last, previous = 0, ""
+        for start, end in _code_spans(text):
+            code = _BOUND_CALL.sub(lambda m: "true" if m.group(1) in self.terms else m.group(0), text[start:end])
+            self.out.append(text[last:start])
+            done = 0
+            for m in _TOKEN.finditer(code):
+                kind, token = m.lastgroup, m.group()
+                prior, previous = previous, token.upper() if kind == "word" else ""
+                if kind == "word":
+                    self.word(previous, prior)
+                elif kind == "punct":
+                    self.punct(token)
+                elif kind == "var" and self.clause and self.depth == 0 and token[1:] not in self.terms:
+                    self.keeps = True
+                if kind == "var" and token[1:] in self.terms and prior != "AS":
+                    self.out.append(code[done:m.start()])
+                    self.out.append(self.replacement(token))
+                    done = m.end()
+            self.out.append(code[done:])
+            last = end
+        self.end_clause()  # a query may end in its ORDER BY's keys
+        return "".join(self.out) + text[last:]
+
+    def word(self, word: str, prior: str) -> None:
+        if word == "SELECT":
+            self.clause, self.depth, self.top, self.dropped, self.keeps = "select", 0, self.braces == 0, [], False
+        elif word == "BY" and prior in ("GROUP", "ORDER"):
+            self.clause, self.depth, self.dropped, self.keeps = prior.lower(), 0, [], False
+        elif self.clause and self.depth == 0 and word in _CLAUSE_END:
+            self.end_clause()
+
+    def punct(self, token: str) -> None:
+        if self.clause and self.depth == 0 and token == "(":
+            self.keeps = True
+        self.depth += {"(": 1, ")": -1}.get(token, 0)
+        self.braces += {"{": 1, "}": -1}.get(token, 0)
+        if self.clause and (token in "{}" or self.depth < 0):
+            self.end_clause()
+
+    def end_clause(self) -> None:
+        if self.dropped and not self.keeps:
+            # a clause of bound variables alone: a SELECT of them (`SELECT DISTINCT ?v WHERE …`, whether
+            # any row has it) keeps a column of its own, which no pattern outside reads; a GROUP BY of
+            # them one constant key (one group, none when no row matches, as before)
+            at, token = self.dropped[0]
+            term = self.terms[token[1:]]
+            self.out[at] = f"({term} AS ?kg_bound_{token[1:]})" if self.clause == "select" else f"({term})"
+        self.clause, self.depth = None, 0
+
+    def replacement(self, token: str) -> str:
+        term = self.terms[token[1:]]
+        if self.clause == "select" and self.depth == 0:
+            if self.top and self.echo:
+                return f"({term} AS {token})"  # the query's column keeps its name and holds the term
+            # a sub-select's is left out: the term stands for it wherever the sub-select is joined
+            # (projected there too, it would be a variable the SELECT above binds twice)
+            self.dropped.append((len(self.out), token))
+            return ""
+        if self.clause in ("group", "order") and self.depth == 0:
+            # a constant key groups or orders nothing (and rdflib cannot evaluate one)
+            self.dropped.append((len(self.out), token))
+            return ""
+        return term
 
 
 def code_only(text: str) -> str:
@@ -448,8 +554,6 @@ def check_consistency(query: NamedQuery, deep: bool = True) -> None:
     for name in query.params:
         if not re.search(rf"[?$]{name}\b", code):
             raise CatalogueError(f"{where}: parameter {name} is declared but the query never uses ?{name}")
-    if query.params and not where_positions(query.text):
-        raise CatalogueError(f"{where}: a query with parameters needs a WHERE clause to bind them in")
     known = set(query.columns) | set(query.params)
     for d in query.derive:
         if d.column not in query.columns:
@@ -590,7 +694,8 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
         for c in statuses:  # a derived column may be one too (variant-comparison's gate)
             if row.get(c) is not None:
                 row[c] = Status(row[c])
-        finished.append({c: row.get(c) for c in columns})
+        # a column that is a bound parameter holds its value: the bound text does not project it
+        finished.append({c: row[c] if c in row else values.get(c) for c in columns})
     return Result(columns, finished, query)
 
 

@@ -831,13 +831,9 @@ def _delete_record(graph: str) -> str:
 
 
 def bind_values(query: str, bindings: dict) -> str:
-    """Binds variables to RDF terms: the one binding path of kg (kg.catalogue.bind), a VALUES block
-    opening every WHERE clause, outside strings and comments. The terms are pyoxigraph objects,
-    rendered in their own N-Triples syntax (escaped by the engine), so a value can never change the
-    query's structure."""
-    if not bindings:
-        return query
-    from .catalogue import bind, where_positions
-    if not where_positions(query):
-        raise ValueError("a query with bindings needs a WHERE clause")
+    """Binds variables to RDF terms: the one binding path of kg (kg.catalogue.bind), each use of the
+    variable outside strings, comments and IRIs replaced by its term. The terms are pyoxigraph
+    objects, rendered in their own N-Triples syntax (escaped by the engine), so a value can never
+    change the query's structure."""
+    from .catalogue import bind
     return bind(query, bindings)
