@@ -254,12 +254,13 @@ def where_positions(text: str) -> list[int]:
 
 # the tokens the binder tells apart in code: IRIs and prefixed names (which may hold `?` or a
 # keyword's letters), variables, keywords, and the brackets that scope clauses
-_TOKEN = re.compile(r"""(?P<iri><[^<>"{}|^`\\\s]*>)
+_VARNAME = r"[A-Za-z0-9_\u00B7-\uFFFF]+"
+_TOKEN = re.compile(rf"""(?P<iri>{_IRIREF.pattern})
     | (?P<pname>[A-Za-z][\w.-]*:[\w.:%-]*|:[\w.:%-]*|_:[\w.-]+)
-    | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
+    | (?P<var>[?$]{_VARNAME})
     | (?P<word>[A-Za-z]+)
-    | (?P<punct>[(){}])""", re.VERBOSE)
-_BOUND_CALL = re.compile(r"BOUND\s*\(\s*[?$]([A-Za-z0-9_\u00B7-\uFFFF]+)\s*\)", re.IGNORECASE)
+    | (?P<punct>[(){{}}])""", re.VERBOSE)
+_BOUND_CALL = re.compile(rf"BOUND\s*\(\s*[?$]({_VARNAME})\s*\)", re.IGNORECASE)
 _CLAUSE_END = {"WHERE", "FROM", "HAVING", "ORDER", "LIMIT", "OFFSET", "VALUES", "GROUP"}
 
 

@@ -33,9 +33,9 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
-from .catalogue import IRI, literal_value
+from .catalogue import IRI, bind, literal_value
 from .errors import StoreUnavailable
-from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record, bind_values,
+from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record,
                     discard_scratch)
 from .terms import CATALOGUE_GRAPH, KG
 
@@ -314,10 +314,10 @@ class RemoteStore(CatalogueStore):
         self._sparql(SPARQL_PREFIXES + text, update=True)
 
     def select(self, query: str, **bindings) -> list[tuple]:
-        return self._rows(self._sparql(SPARQL_PREFIXES + bind_values(query, bindings)), _term)
+        return self._rows(self._sparql(SPARQL_PREFIXES + bind(query, bindings)), _term)
 
     def ask(self, query: str, **bindings) -> bool:
-        return self._sparql(SPARQL_PREFIXES + bind_values(query, bindings), form="ASK")["boolean"]
+        return self._sparql(SPARQL_PREFIXES + bind(query, bindings), form="ASK")["boolean"]
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
         """A catalogue or ad-hoc query over the default graph, which must be the union of all graphs."""

@@ -17,6 +17,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from . import layers
+from .catalogue import bind
 from .memory import give_back
 from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
@@ -377,12 +378,12 @@ class Store(CatalogueStore):
 
     def select(self, query: str, **bindings) -> list[tuple]:
         """Rows of a SELECT as tuples of pyoxigraph terms (None when unbound); bindings are RDF terms."""
-        result = self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings), **self._graphs(union=False))
+        result = self.ox.query(SPARQL_PREFIXES + bind(query, bindings), **self._graphs(union=False))
         names = [v.value for v in result.variables]
         return [tuple(row[n] for n in names) for row in result]
 
     def ask(self, query: str, **bindings) -> bool:
-        return bool(self.ox.query(SPARQL_PREFIXES + bind_values(query, bindings), **self._graphs(union=False)))
+        return bool(self.ox.query(SPARQL_PREFIXES + bind(query, bindings), **self._graphs(union=False)))
 
     def _graphs(self, union: bool) -> dict:
         """The dataset a query reads: every graph, or, for a reader of a store with a load in
@@ -828,12 +829,3 @@ def _in_graph(ntriples: str, graph: str) -> str:
 def _delete_record(graph: str) -> str:
     return (f"DELETE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?s ?p ?o "
             f'FILTER(?s = <{graph}> || STRSTARTS(STR(?s), "{graph}#")) }} }}')
-
-
-def bind_values(query: str, bindings: dict) -> str:
-    """Binds variables to RDF terms: the one binding path of kg (kg.catalogue.bind), each use of the
-    variable outside strings, comments and IRIs replaced by its term. The terms are pyoxigraph
-    objects, rendered in their own N-Triples syntax (escaped by the engine), so a value can never
-    change the query's structure."""
-    from .catalogue import bind
-    return bind(query, bindings)

@@ -285,7 +285,7 @@ def test_a_bound_query_answers_as_a_values_block_in_every_where_did(text):
         store.add(ox.Quad(ox.NamedNode(f"urn:{s}"), ox.NamedNode("urn:p"), ox.NamedNode(f"urn:{o}")))
         store.add(ox.Quad(ox.NamedNode(f"urn:{s}"), ox.NamedNode("urn:t"),
                           ox.Literal(str(t), datatype=ox.NamedNode(catalogue.XSD + "integer"))))
-    compared = 0
+    answered = 0
     for o in ("x", "y", "z"):
         terms = {"o": ox.NamedNode(f"urn:{o}"), "min": ox.Literal("3", datatype=ox.NamedNode(catalogue.XSD + "integer"))}
         terms = {k: v for k, v in terms.items() if re.search(rf"\?{k}\b", text)}
@@ -293,9 +293,10 @@ def test_a_bound_query_answers_as_a_values_block_in_every_where_did(text):
         def rows(query):
             result = store.query(query)
             return [tuple(row[v.value] for v in result.variables) for row in result]
-        assert rows(catalogue.bind(text, terms)) == rows(_bound_by_values(text, terms))
-        compared += 1
-    assert compared == 3
+        expected = rows(_bound_by_values(text, terms))
+        assert rows(catalogue.bind(text, terms)) == expected
+        answered += bool(expected)
+    assert answered >= 1  # some value of the parameter matches: equal empty answers would prove nothing
 
 
 def test_a_params_rule_must_fit_its_type_and_its_default(tmp_path):
