@@ -405,6 +405,54 @@ def term_value(term) -> Any:
     return str(term)
 
 
+_XSD_INTEGER, _XSD_DECIMAL, _XSD_DOUBLE, _XSD_BOOLEAN = (ox.NamedNode(XSD + t) for t in ("integer", "decimal", "double", "boolean"))
+# the bare numbers of Turtle's syntax (a SPARQL TSV answer writes integers and decimals so)
+_BARE = ((re.compile(r"[+-]?[0-9]+"), _XSD_INTEGER), (re.compile(r"[+-]?[0-9]*\.[0-9]+"), _XSD_DECIMAL),
+         (re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+"), _XSD_DOUBLE))
+
+
+def tsv_term(field: str):
+    """A value of a SPARQL TSV answer (a term in Turtle's syntax, empty when unbound) as the pyoxigraph
+    term it stands for. The embedded store reads its answers so (kg/store.py `select_values`): the
+    engine writes them without taking Python's lock, where each row read as terms takes it. The forms
+    the engine writes are read here; one with an escape (a backslash) is read by pyoxigraph's own
+    parser of the format, as is any form not recognised."""
+    if not field:
+        return None
+    if "\\" not in field:
+        first = field[0]
+        if first == "<":
+            return ox.NamedNode(field[1:-1])
+        if first == '"':  # no escape, so no quote inside: the last one closes the lexical form
+            end = field.rindex('"')
+            rest = field[end + 1:]
+            if not rest:
+                return ox.Literal(field[1:end])
+            if rest[0] == "@":
+                return ox.Literal(field[1:end], language=rest[1:])
+            if rest.startswith("^^<") and rest[-1] == ">":
+                return ox.Literal(field[1:end], datatype=ox.NamedNode(rest[3:-1]))
+        elif field.startswith("_:"):
+            return ox.BlankNode(field[2:])
+        elif field == "true" or field == "false":
+            return ox.Literal(field, datatype=_XSD_BOOLEAN)
+        else:
+            for pattern, datatype in _BARE:
+                if pattern.fullmatch(field):
+                    return ox.Literal(field, datatype=datatype)
+    return next(iter(ox.parse_query_results(f"?v\n{field}\n", format=ox.QueryResultsFormat.TSV)))[0]
+
+
+def tsv_value(field: str) -> Any:
+    """A value of a SPARQL TSV answer as term_value makes its term: an IRI and a plain string (most
+    of an answer's values) read straight from the text, the rest through tsv_term."""
+    if field[:1] == "<" and "\\" not in field:
+        return IRI(field[1:-1])
+    if field[:1] == '"' and field[-1:] == '"' and len(field) > 1 and "\\" not in field:
+        return field[1:-1]
+    return term_value(tsv_term(field))
+
+
 # distinct terms remembered per answer by `remembered`: enough for every system, case, grader, status
 # and date of an estate's answer, bounded so that an answer of a million unique IRIs adds no more
 MEMO_LIMIT = 50_000

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
-from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembered
+from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembered, tsv_term
 
 _STRING = {XSD + "string"}
 # exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
@@ -140,15 +140,23 @@ def _key(term) -> tuple:
     raise Unsortable(term)
 
 
-def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple) -> list | None:
-    """The rows (pyoxigraph solutions or tuples of terms, in `variables`' order) sorted by `keys`,
-    each made `convert(row)` as it is read (so the terms are not all held at once), or None when a key
-    is not projected or a column's values are not ones this module orders."""
+def _tsv_key(field: str) -> tuple:
+    """_key of a TSV answer's value: an IRI's from its text (most keys are IRIs), the rest from its term."""
+    if field[:1] == "<" and "\\" not in field:
+        return ("", (2, field[1:-1]))
+    return _key(tsv_term(field))
+
+
+def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple, tsv=False) -> list | None:
+    """The rows (pyoxigraph solutions or tuples of terms, in `variables`' order; with `tsv`, lists of
+    a TSV answer's values as text) sorted by `keys`, each made `convert(row)` as it is read (so the
+    terms are not all held at once), or None when a key is not projected or a column's values are not
+    ones this module orders."""
     try:
         columns = [variables.index(name) for name, _ in keys]
     except ValueError:
         return None
-    key = remembered(_key)
+    key = remembered(_tsv_key if tsv else _key)
     try:
         keyed = []
         for row in rows:

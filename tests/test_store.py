@@ -673,3 +673,64 @@ def test_validate_of_a_large_store_holds_no_copy_of_it_in_memory(tmp_path, monke
         assert copy.path != ":memory:"
         outcome = ingest.load(copy, [EXAMPLES / "cubby-routing.situations.jsonl"])[0]
         assert outcome.status == "loaded", outcome.problems
+
+
+# every kind of value an answer can hold, and the texts that test a TSV reader: escapes, quotes, tabs
+# and line breaks inside literals, characters outside ASCII, control characters, bare numbers
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_TRICKY_TERMS = [
+    ox.NamedNode("https://x.example/a%20b?c=d#é"), ox.BlankNode("b0"),
+    ox.Literal("plain"), ox.Literal(""), ox.Literal('a\tb\nc"d\\e\r\x01 é \u2028 \x7f'), ox.Literal('"quoted"'),
+    ox.Literal("\\"), ox.Literal("hi", language="en-GB"), ox.Literal('tab\there "q"', language="fr"),
+    ox.Literal("x", datatype=ox.NamedNode("https://x.example/type")),
+    ox.Literal('esc\\aped"', datatype=ox.NamedNode("https://x.example/type")),
+    *(ox.Literal(v, datatype=ox.NamedNode(_XSD + t)) for v, t in [
+        ("1", "integer"), ("-5", "integer"), ("+7", "integer"), ("007", "int"), ("1.50", "decimal"), (".5", "decimal"),
+        ("5.", "decimal"), ("-0.0", "decimal"), ("1e3", "double"), ("1.0E0", "double"), ("INF", "double"),
+        ("NaN", "double"), ("1.5", "float"), ("true", "boolean"), ("0", "boolean"), ("abc", "integer"),
+        (" 7 ", "integer"), ("2024-01-01T00:00:00Z", "dateTime"), ("2024-01-01", "date"), ("P1D", "duration")])]
+
+
+def test_an_answer_read_as_tsv_holds_the_values_of_the_terms_read_row_by_row():
+    """select_values reads the engine's answer as SPARQL TSV (catalogue.tsv_term, tsv_value). The
+    independent method is pyoxigraph's own terms, row by row, decoded by term_value: every value of
+    every kind, unbound ones and rows binding nothing included, must be the same, of the same type."""
+    from kg.catalogue import term_value
+    store = Store(":memory:")
+    graph = ox.NamedNode("https://x.example/g")
+    store.ox.extend(ox.Quad(ox.NamedNode(f"https://x.example/s/{i:02d}"), ox.NamedNode("https://x.example/p"), term, graph)
+                    for i, term in enumerate(_TRICKY_TERMS))
+    queries = ["SELECT ?s ?o ?unbound WHERE { ?s ?p ?o }",
+               "SELECT ?o WHERE { ?s ?p ?o } ORDER BY ?s",  # sorted in Python where kg can
+               "SELECT * WHERE { }", "SELECT ?x WHERE { FILTER(false) }",
+               'SELECT ?n ?avg ?flag ?s WHERE { { SELECT (COUNT(*) AS ?n) (AVG(1.5) AS ?avg) WHERE { ?s ?p ?o } } '
+               'BIND(?n > 3 AS ?flag) BIND(STR(?n) AS ?s) }']
+    for text in queries:
+        expected = [tuple(term_value(t) for t in row) for row in store.ox.query(text, use_default_graph_as_union=True)]
+        names, rows = store.select_values(text)
+        assert len(rows) == len(expected), text
+        # by repr, which tells types apart and finds NaN equal to NaN
+        assert [[(type(v), repr(v)) for v in row] for row in rows] == [[(type(v), repr(v)) for v in row] for row in expected], text
+        assert names == [v.value for v in store.ox.query(text).variables]
+    assert len(store.select_values(queries[0])[1]) == len(_TRICKY_TERMS)
+    assert store.select_values("SELECT * WHERE { }")[1] == [()]  # one row binding nothing, not none
+
+
+def test_a_tsv_value_is_read_as_the_term_it_writes():
+    """catalogue.tsv_term against pyoxigraph's serialisation: each term, as the query states it (not
+    normalised by a store: "+7", "007", "0" stay as written) and as a store holds it, written as TSV
+    by the engine and read back, is the term the engine gives row by row."""
+    from kg.catalogue import tsv_term
+    store = Store(":memory:")
+    graph = ox.NamedNode("https://x.example/g")
+    store.ox.extend(ox.Quad(ox.NamedNode(f"https://x.example/s/{i:02d}"), ox.NamedNode("https://x.example/p"), term, graph)
+                    for i, term in enumerate(_TRICKY_TERMS))
+    texts = [f"SELECT ?v WHERE {{ VALUES ?v {{ {term} }} }}" for term in _TRICKY_TERMS if not isinstance(term, ox.BlankNode)]
+    texts += [f"SELECT ?v WHERE {{ <https://x.example/s/{i:02d}> ?p ?v }}" for i in range(len(_TRICKY_TERMS))]
+    for text in texts:
+        answer = store.ox.query(text, use_default_graph_as_union=True).serialize(format=ox.QueryResultsFormat.TSV)
+        field = answer.decode("utf-8").split("\n")[1]
+        read = tsv_term(field)
+        written = next(iter(store.ox.query(text, use_default_graph_as_union=True)))[0]
+        assert type(read) is type(written) and read == written, (text, field, read, written)
+    assert len(texts) == 2 * len(_TRICKY_TERMS) - 1
