@@ -40,6 +40,7 @@ from .terms import PREFIXES
 DEFAULT_OUT = "build/report"
 PAGE_ROWS = 500  # rows per page of a verdict list; a longer list is split over numbered pages
 MATRIX_CASES = 200  # cases per page of the cases × systems matrix
+TEXT_CELLS_KEPT = 50_000  # table cells of text kept made (Site.cell), bounded: unique values are made each time
 # the reasons a trial is left out of pass@k, as the verdict layer classes them (pass-at-k's excluded_* columns)
 EXCLUSIONS = {"grader": "grader failure", "environment": "environment failure", "unexplained": "unexplained cantTell",
               "inapplicable": "inapplicable", "untested": "untested", "other": "not an EARL outcome",
@@ -83,6 +84,7 @@ class Site:
         self._pool: ThreadPoolExecutor | None = None
         self.asked_unstarted: set[tuple] = set()  # queries a page asked for that start had not started
         self._labels: dict[str, str] | None = None
+        self._text_cells: dict[tuple, Markup] = {}  # Site.cell of a text, by (text, root, is the case column)
         self.charts: dict[str, str] = {}
         self.cache = AnswerCache.for_store(backend)
         self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn (a drawing fault)
@@ -495,6 +497,17 @@ class Site:
         if type(value) in (int, float) or isinstance(value, numbers.Number):
             shown = pct(value) if column in rates else num(value)
             return Markup(f'<td class="num" data-sort="{escape(value)}">{escape(shown)}</td>')
+        # a text's cell depends on the text, the root and whether the column is the case: the case
+        # pages show the same systems, graders and statuses on every verdict (1.1M cells at 100k)
+        key = (value, root, column == "case")
+        made = self._text_cells.get(key)
+        if made is None:
+            made = self._text_cell(column, value, root)
+            if len(self._text_cells) < TEXT_CELLS_KEPT:
+                self._text_cells[key] = made
+        return made
+
+    def _text_cell(self, column: str, value: Any, root: str) -> Markup:
         if column == "case" and self.has_case_page(value):
             return Markup(f'<td><a href="{escape(root)}cases/{escape(slug(value))}.html">{escape(self.label(value))}</a></td>')
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
@@ -945,9 +958,27 @@ def environment() -> jinja2.Environment:
     return _environment(tuple(str(f) for f in reversed(folders)))
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """jinja's environment, reading `row.column` of a dict by its key at once. jinja tries a Python
+    attribute first and takes the key after catching AttributeError: the pages read every row so, and
+    that cost 6 s of a 100k-assertion report's 30 s of rendering. For a name that is not an attribute
+    of dict, jinja's answer is the same (Environment.getattr)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 @functools.lru_cache(maxsize=4)
 def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders]),
+    env = _Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders]),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))

@@ -125,3 +125,31 @@ def test_a_coverage_bar_s_terms_are_split_over_pages_with_the_bar_s_counts(tmp_p
     assert sum(p.read_text(encoding="utf-8").count("<tr data-covered=") for p in pages) == 12
     assert f'href="coverage/{bar["slug"]}.html"' in (out / "coverage.html").read_text(encoding="utf-8")
     assert len(list((out / "coverage").glob("*.html"))) >= len(site.coverage_bars())
+
+
+def test_the_report_environment_reads_a_row_as_jinja_does():
+    """report._Environment reads `row.column` of a dict by its key at once (jinja tries an attribute
+    first). Held to jinja's own environment, with the same settings, on keys that are and are not
+    attributes of dict, a missing key (an error, as StrictUndefined makes it), and objects not dicts."""
+    import jinja2
+
+    class Row(dict):  # a dict's subclass keeps jinja's own lookup
+        pass
+    texts = ["{{ d.status }}", "{{ d.items is defined }}", "{{ d.get('status') }}", "{{ d['values'] }}", "{{ d.values is callable }}",
+             "{{ r.status }}", "{{ s.upper() }}", "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+             "{{ d.missing is defined }}", "{{ d.missing }}"]
+    context = dict(d={"status": "passed", "items": "x", "values": "yz"}, r=Row(status="failed"), s="text")
+    ours = report._environment(("reports",))
+    plain = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    answers = []
+    for text in texts:
+        outcomes = []
+        for env in (ours, plain):
+            try:
+                outcomes.append(env.from_string(text).render(**context))
+            except jinja2.UndefinedError as err:
+                outcomes.append(f"UndefinedError: {err}")
+        assert outcomes[0] == outcomes[1], text
+        answers.append(outcomes[0])
+    assert answers[0] == "passed" and answers[1] == "True" and answers[-1].startswith("UndefinedError")
+    assert type(ours) is report._Environment
