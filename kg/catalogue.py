@@ -443,11 +443,17 @@ def tsv_term(field: str):
     return next(iter(ox.parse_query_results(f"?v\n{field}\n", format=ox.QueryResultsFormat.TSV)))[0]
 
 
+def tsv_iri(field: str) -> str | None:
+    """The IRI a SPARQL TSV value writes, read straight from its text (most of an answer's values are
+    IRIs); None for any other value, and for an IRI with an escape (tsv_term reads those)."""
+    return field[1:-1] if field[:1] == "<" and "\\" not in field else None
+
+
 def tsv_value(field: str) -> Any:
     """A value of a SPARQL TSV answer as term_value makes its term: an IRI and a plain string (most
     of an answer's values) read straight from the text, the rest through tsv_term."""
-    if field[:1] == "<" and "\\" not in field:
-        return IRI(field[1:-1])
+    if (iri := tsv_iri(field)) is not None:
+        return IRI(iri)
     if field[:1] == '"' and field[-1:] == '"' and len(field) > 1 and "\\" not in field:
         return field[1:-1]
     return term_value(tsv_term(field))

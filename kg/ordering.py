@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
-from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembered, tsv_term
+from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembered, tsv_iri, tsv_term
 
 _STRING = {XSD + "string"}
 # exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
@@ -142,9 +142,8 @@ def _key(term) -> tuple:
 
 def _tsv_key(field: str) -> tuple:
     """_key of a TSV answer's value: an IRI's from its text (most keys are IRIs), the rest from its term."""
-    if field[:1] == "<" and "\\" not in field:
-        return ("", (2, field[1:-1]))
-    return _key(tsv_term(field))
+    iri = tsv_iri(field)
+    return _key(tsv_term(field)) if iri is None else ("", (2, iri))
 
 
 def sort(variables: list[str], rows, keys: list[tuple[str, bool]], convert=tuple, tsv=False) -> list | None:

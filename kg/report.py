@@ -40,7 +40,6 @@ from .terms import PREFIXES
 DEFAULT_OUT = "build/report"
 PAGE_ROWS = 500  # rows per page of a verdict list; a longer list is split over numbered pages
 MATRIX_CASES = 200  # cases per page of the cases × systems matrix
-TEXT_CELLS_KEPT = 50_000  # table cells of text kept made (Site.cell), bounded: unique values are made each time
 # the reasons a trial is left out of pass@k, as the verdict layer classes them (pass-at-k's excluded_* columns)
 EXCLUSIONS = {"grader": "grader failure", "environment": "environment failure", "unexplained": "unexplained cantTell",
               "inapplicable": "inapplicable", "untested": "untested", "other": "not an EARL outcome",
@@ -84,7 +83,9 @@ class Site:
         self._pool: ThreadPoolExecutor | None = None
         self.asked_unstarted: set[tuple] = set()  # queries a page asked for that start had not started
         self._labels: dict[str, str] | None = None
-        self._text_cells: dict[tuple, Markup] = {}  # Site.cell of a text, by (text, root, is the case column)
+        # Site.cell of a text, made once per (text, root, is the case column); a bounded memo, as an
+        # answer's decoded terms are (catalogue.remembered): unique texts past its limit are made each time
+        self._text_cells = catalogue.remembered(self._text_cell)
         self.charts: dict[str, str] = {}
         self.cache = AnswerCache.for_store(backend)
         self.undrawn: dict[str, str] = {}  # chart name -> why it was not drawn (a drawing fault)
@@ -499,16 +500,11 @@ class Site:
             return Markup(f'<td class="num" data-sort="{escape(value)}">{escape(shown)}</td>')
         # a text's cell depends on the text, the root and whether the column is the case: the case
         # pages show the same systems, graders and statuses on every verdict (1.1M cells at 100k)
-        key = (value, root, column == "case")
-        made = self._text_cells.get(key)
-        if made is None:
-            made = self._text_cell(column, value, root)
-            if len(self._text_cells) < TEXT_CELLS_KEPT:
-                self._text_cells[key] = made
-        return made
+        return self._text_cells((value, root, column == "case"))
 
-    def _text_cell(self, column: str, value: Any, root: str) -> Markup:
-        if column == "case" and self.has_case_page(value):
+    def _text_cell(self, key: tuple[str, str, bool]) -> Markup:
+        value, root, is_case = key
+        if is_case and self.has_case_page(value):
             return Markup(f'<td><a href="{escape(root)}cases/{escape(slug(value))}.html">{escape(self.label(value))}</a></td>')
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
             return Markup(f'<td title="{escape(value)}">{escape(self.label(value))}</td>')

@@ -414,7 +414,8 @@ class Store(CatalogueStore):
                 ordered = sort(names, rows, split[1], values, tsv=True)
                 if ordered is not None:
                     return names, ordered
-                names, rows = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")  # values whose order kg does not reproduce
+                rows.close()  # values whose order kg does not reproduce: the engine sorts, in a file of its own
+                names, rows = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")
             return names, [values(fields) for fields in rows]
 
     def _tsv_answer(self, text: str, path: Path):
