@@ -116,3 +116,22 @@ def test_an_ontology_loaded_after_the_situations_re_derives_their_satisfaction()
     after = satisfied(store)
     assert after - before, "the ontology's subclasses did not re-derive the situations' satisfaction"
     assert situations_layer(store) == situations_layer(rebuilt(store))
+
+
+def test_a_trial_index_stated_by_another_file_than_the_situations_re_derives_the_trial():
+    # situation-check: t:r8, the run of t:s8, states no trial index (trial 0). A results file that
+    # states one for it (kg:Reach keeps the trial) must re-derive the layer when written and when dropped
+    graphs = graphs_of("situation-check")
+    store = written_without(graphs, "")
+    late = "urn:test:results-stating-a-trial"
+
+    def trials_of_s8() -> list:
+        return sorted({r["trial"] for r in rows(store, "situation-check") if r["situation"] == "urn:test:s8"})
+
+    assert trials_of_s8() == [0]
+    write(store, late, "<urn:test:r8> <https://agenticprimitives.dev/ns/evaluation#trialIndex> 3 .\n")
+    assert trials_of_s8() == [3], "a trial stated in another file than the situation's did not re-derive the layer"
+    assert situations_layer(store) == situations_layer(rebuilt(store))
+    store.drop_source(late)
+    assert trials_of_s8() == [0], "dropping the file that stated the trial did not re-derive the layer"
+    assert situations_layer(store) == situations_layer(rebuilt(store))

@@ -23,7 +23,7 @@
 #+   intent's descriptions (kg:reach: expected, candidate, wrong, unknown or ungraded; kg:counted
 #+   when in a rate's denominator), the wrong-reach rule stated once for the wrong-description
 #+   queries, and the situations of a case (not of a component the run was built from) that
-#+   situation-check lists.
+#+   situation-check lists, each with its run's trial (kg:trial: apeval:trialIndex, 0 when absent).
 #+   Per judged pair: a kg:SatisfactionJudgement with the counts the queries show, and
 #+   `S apeval:satisfies D` or `S kg:doesNotSatisfy D`. Per situation whose intent has an expected
 #+   outcome or is a decline: a kg:StateCheck saying which check it gets (kg:checkKind), with the
@@ -31,8 +31,10 @@
 #+   classes, unnamed missing inputs, unasked ask; invalid and unchecked records, and why). Kept per
 #+   (case, system) pair like the verdict layer, in keys of its own (<urn:kg:layer:touched:situations>,
 #+   then deriving:situations: no other layer reads them, nor does it read another's keys, so a results
-#+   file does not re-derive it). The mark step marks the pairs whose situations a
-#+   changed source can change: situations it states; intents whose descriptions, behaviour or set it
+#+   file does not re-derive it, unless it states a trial of a situation's run that the situation's
+#+   graph does not). The mark step marks the pairs whose situations a
+#+   changed source can change: situations it states; runs of situations whose trial it states apart
+#+   from the situation's own graph; intents whose descriptions, behaviour or set it
 #+   states, or that name a description whose classes, missing inputs or ask it states, with every
 #+   decline of their sets; and every situation when it states rdfs:subClassOf or sh:targetClass.
 #+   The shape of the graph is in docs/formats.md, "The situations layer".
@@ -55,6 +57,15 @@ WHERE {
       GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
       GRAPH ?changed { ?situation a apeval:DeliveredSituation }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+    }
+    UNION
+    {
+      # a trial index of a situation's run that the situation's own graph does not state (a results file
+      # restating the run with the same trial, as kg's loaders write it, marks nothing): kg:Reach keeps it
+      GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+      GRAPH ?changed { ?run apeval:trialIndex ?trial_index }
+      GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
+      FILTER NOT EXISTS { GRAPH ?generated { ?run apeval:trialIndex ?trial_index } }
     }
     UNION
     {
@@ -146,23 +157,26 @@ WHERE {
   BIND(IRI(CONCAT("urn:kg:state-check:", SHA1(STR(?situation)))) AS ?state_check)
 } ;
 
-# 2b. How each situation of a touched pair was reached (kg:Reach), the wrong-reach rule stated once
-#    for wrong-description-reach, -situations and -cases: "ungraded" when its intent has no
+# 2b. How each situation of a touched pair was reached (kg:Reach), with its run's trial, the wrong-reach
+#    rule stated once for wrong-description-reach, -situations and -cases: "ungraded" when its intent has no
 #    expected outcome; "unknown" when it has one and the situation no apeval:reachedUnder; else
 #    "expected" when the reach is an expected outcome of the intent, "candidate" when one of its
 #    candidate outcomes, and "wrong" when neither; the last three are counted (kg:counted), the
 #    denominator of a wrong-description rate. One node per situation, pair and reach (a situation
 #    reached under two descriptions has two). OPTIONALs and BOUND, not EXISTS in a BIND.
 INSERT { GRAPH <urn:kg:layer:situations> { ?reach_node a kg:Reach ; kg:situation ?situation ;
-                                             kg:keyCase ?case ; kg:keySystem ?system ;
+                                             kg:keyCase ?case ; kg:keySystem ?system ; kg:trial ?trial ;
                                              kg:reachedUnder ?reached ; kg:reach ?reach ; kg:counted ?counted } }
 WHERE {
-  { SELECT DISTINCT ?case ?system ?situation ?reached ?reach ?counted WHERE {
+  { SELECT DISTINCT ?case ?system ?situation ?trial ?reached ?reach ?counted WHERE {
       GRAPH <urn:kg:layer:deriving:situations> { ?case kg:touchedFor ?system }
       GRAPH ?used { ?run prov:used ?case }
       GRAPH ?associated { ?run prov:wasAssociatedWith ?system }
       GRAPH ?generated { ?situation prov:wasGeneratedBy ?run }
       FILTER EXISTS { GRAPH ?kinds { ?situation a apeval:DeliveredSituation } }
+      # the trial: the run's apeval:trialIndex, 0 when absent (a situation of two runs has a trial each)
+      OPTIONAL { GRAPH ?trials { ?run apeval:trialIndex ?trial_index } }
+      BIND(COALESCE(?trial_index, 0) AS ?trial)
       OPTIONAL { GRAPH ?expectations { ?case apeval:expectedOutcome ?expected } }
       OPTIONAL { GRAPH ?reaches { ?situation apeval:reachedUnder ?reached } }
       OPTIONAL { GRAPH ?named_expectations { ?case apeval:expectedOutcome ?named_expected }
