@@ -247,10 +247,13 @@ def rebuilding(mark: bool = True) -> str:
     runs the mark step itself) its keys marked; then `derive_chunk` until nothing is touched, and
     `finish()`."""
     ops = [f"DROP SILENT GRAPH <{g}>" for g in sorted(graphs())]
-    # every source a layer's keys come from: results (assertions) and situations files
+    # every source a layer's keys come from: results (assertions), situations files, and the files that
+    # make intents members of a set (the coverage layer's keys)
+    apeval = "https://agenticprimitives.dev/ns/evaluation#"
     ops.append(f"INSERT {{ GRAPH <{CHANGED}> {{ ?g a <{KG}ChangedSource> }} }} "
                f"WHERE {{ SELECT DISTINCT ?g WHERE {{ {{ GRAPH ?g {{ ?s <http://www.w3.org/ns/earl#result> ?o }} }} UNION "
-               f"{{ GRAPH ?g {{ ?s a <https://agenticprimitives.dev/ns/evaluation#DeliveredSituation> }} }} }} }}")
+               f"{{ GRAPH ?g {{ ?s a <{apeval}DeliveredSituation> }} }} UNION "
+               f"{{ GRAPH ?g {{ ?s <{apeval}hasIntent> ?o }} }} UNION {{ GRAPH ?g {{ ?s <{apeval}inReplaySet> ?o }} }} }} }}")
     return _compose(ops + ([layer.mark for layer in load()] if mark else []))
 
 
