@@ -38,9 +38,12 @@ def kinds_of(graphs: dict[str, str]) -> dict[str, str]:
     return dict(kind.findall(graphs.get("urn:kg:catalogue", "")))
 
 
-def written_without(graphs: dict[str, str], left_out: str) -> Store:
-    """A store with every graph of a golden written but one, to write that one last."""
+def written_without(graphs: dict[str, str], left_out: str, vocabularies: bool = False) -> Store:
+    """A store with every graph of a golden written but one, to write that one last; with kg's own
+    vocabularies first when asked (apeval's subproperties of dcterms:subject), as a store kg opens has them."""
     store = Store(":memory:")
+    if vocabularies:
+        ingest.ensure_vocabularies(store)
     for name, text in graphs.items():
         if name != left_out:
             write(store, name, text)
@@ -70,11 +73,7 @@ def check_any_order(case: str, seed: int, layer_graph: str, vocabularies: bool =
     graphs = graphs_of(case)
     names = list(graphs)
     rng.shuffle(names)
-    store = Store(":memory:")
-    if vocabularies:  # kg's own, as a store kg opens has them (apeval's subproperties of dcterms:subject)
-        ingest.ensure_vocabularies(store)
-    for name in names:
-        write(store, name, graphs[name])
+    store = written_without({name: graphs[name] for name in names}, "", vocabularies)
     whole = rebuilt(store)
     assert layer_triples(store, layer_graph) == layer_triples(whole, layer_graph) and layer_triples(store, layer_graph), case
     assert rows(store, case) == rows(whole, case)

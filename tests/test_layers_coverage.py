@@ -9,9 +9,7 @@ named graph of their TriG written as a source of its own through the store's wri
 import pytest
 import yaml
 
-from kg import ingest
-from kg.store import Store
-from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples, rebuilt, rows, write
+from tests.layer_writes import GOLDEN, check_any_order, graphs_of, layer_triples, rebuilt, rows, write, written_without
 
 COVERAGE_GRAPH = "urn:kg:layer:coverage"
 QUERIES = {"coverage-summary", "coverage-classes", "coverage-concepts", "coverage-exercised-by"}
@@ -43,10 +41,7 @@ def test_a_subproperty_in_a_file_of_its_own_reaches_the_terms_through_another_fi
     graphs = graphs_of("coverage-classes")
     sets = next(name for name, text in graphs.items() if SUBPROPERTY in text)
     graphs[sets] = graphs[sets].replace(SUBPROPERTY, "")
-    store = Store(":memory:")
-    ingest.ensure_vocabularies(store)
-    for name, text in graphs.items():
-        write(store, name, text)
+    store = written_without(graphs, "", vocabularies=True)
     through_touches = ("<urn:test:a6>", "<http://example.org/onto#K>")
     assert through_touches not in exercised(store)
     write(store, "urn:test:subproperties", SUBPROPERTY)
