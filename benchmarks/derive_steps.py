@@ -1,13 +1,19 @@
-"""Each layer's derive steps for one chunk of keys (layers.CHUNK_KEYS (case, system) pairs taken
-from the verdict layer), each timed as the query a bulk load runs (its CONSTRUCT); nothing is
-written but the chunk's keys, so run it on a copy of a store. A step whose time grows with the
-store, at the same chunk size, makes a bulk load grow faster than its file (BENCHMARKS.md, "A
-loader's keys on disk"). Updates (DELETE steps) are listed, not run.
+"""Each layer's derive steps for one set of keys, each timed as the query a bulk load runs (its
+CONSTRUCT; a DELETE's WHERE counted as a SELECT). A step whose time grows with the store, for the same
+keys, makes a bulk load grow faster than its file (BENCHMARKS.md, "A loader's keys on disk").
 
-    cp -r STORE COPY && python benchmarks/derive_steps.py COPY
+    python benchmarks/derive_steps.py STORE --source GRAPH   # the keys a source's mark steps give
+    python benchmarks/derive_steps.py STORE [--keys N]       # the first N verdict keys (CHUNK_KEYS)
+
+Nothing is written: the store is opened read-only, the changed-sources pattern of a mark step is
+replaced by a VALUES of the source, and the deriving pattern of a derive step by a VALUES of the
+keys (the method of BENCHMARKS.md, "Situations read from the layer"). Compare two stores with the
+same keys (e.g. `--keys 159` on a 10k and a 100k store, or one set's file on each).
 """
 from __future__ import annotations
 
+import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -19,27 +25,61 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kg import layers  # noqa: E402
 
 KG = "https://kg.example/ns#"
+_CHANGED = re.compile(r"GRAPH\s*<urn:kg:layer:changed>\s*\{\s*\?changed\s+a\s+kg:ChangedSource\s*\}")
+_DERIVING = re.compile(r"GRAPH\s*<urn:kg:layer:deriving(?::[\w-]+)?>\s*\{\s*(\?\w+)\s+kg:touchedFor\s+(\?\w+)\s*\}")
+_DELETE = re.compile(r"\bDELETE\s*\{.*?\}\s*\}\s*(WHERE\b.*)$", re.S)
 
 
-def main(path: str) -> None:
-    store = ox.Store(path)
-    store.update(f"""INSERT {{ GRAPH <{layers.DERIVING}> {{ ?case <{KG}touchedFor> ?system }} }}
-                     WHERE {{ SELECT DISTINCT ?case ?system WHERE {{
-                       GRAPH <urn:kg:layer:verdicts> {{ ?verdict <{KG}case> ?case ; <{KG}system> ?system }} }}
-                       LIMIT {layers.CHUNK_KEYS} }}""")
-    keys = sum(1 for _ in store.quads_for_pattern(None, None, None, ox.NamedNode(layers.DERIVING)))
-    print(f"{keys} keys in the chunk")
+def _values(keys: list[tuple[ox.Term, ox.Term]]):
+    rows = " ".join(f"({a} {b})" for a, b in keys)
+    return lambda m: f"VALUES ({m.group(1)} {m.group(2)}) {{ {rows} }}"
+
+
+def mark_keys(store: ox.Store, layer, source: str) -> list[tuple[ox.Term, ox.Term]]:
+    keys = set()
+    for text, graph in layers.as_constructs(layer.mark):
+        if graph is not None:
+            keys |= {(t.subject, t.object) for t in store.query(_CHANGED.sub(f"VALUES ?changed {{ <{source}> }}", text))}
+    return sorted(keys, key=str)
+
+
+def first_keys(store: ox.Store, n: int) -> list[tuple[ox.Term, ox.Term]]:
+    return [(row["case"], row["system"]) for row in store.query(
+        f"SELECT DISTINCT ?case ?system WHERE {{ GRAPH <urn:kg:layer:verdicts> "
+        f"{{ ?v <{KG}case> ?case ; <{KG}system> ?system }} }} ORDER BY ?case ?system LIMIT {n}")]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("store")
+    parser.add_argument("--source", help="a source graph: each layer's keys are those its mark step gives for it")
+    parser.add_argument("--keys", type=int, default=layers.CHUNK_KEYS, help="without --source: this many verdict keys")
+    args = parser.parse_args(argv)
+    store = ox.Store.read_only(args.store)
     for layer in layers.load():
-        for n, (text, graph) in enumerate(layers.as_constructs(layer.derive)):
-            if graph is None:
-                print(f"{layer.name:12s} op {n:2d}  update, not run")
-                continue
+        if args.source:
             started = time.perf_counter()
-            triples = sum(1 for _ in store.query(text))
-            print(f"{layer.name:12s} op {n:2d} {time.perf_counter() - started:7.2f} s {triples:8d} triples")
+            keys = mark_keys(store, layer, args.source)
+            print(f"{layer.name:12s} mark   {time.perf_counter() - started:7.2f} s {len(keys):8d} keys", flush=True)
+        else:
+            keys = first_keys(store, args.keys)
+        if not keys:
+            continue
+        values = _values(keys)
+        for n, (text, graph) in enumerate(layers.as_constructs(layer.derive)):
+            text = _DERIVING.sub(values, text)
+            if graph is None:
+                deleting = _DELETE.search(text)
+                if not deleting:
+                    print(f"{layer.name:12s} op {n:2d}  update, not run")
+                    continue
+                text = f"{text[:deleting.start()]}SELECT (COUNT(*) AS ?n) {deleting.group(1)}"
+            started = time.perf_counter()
+            found = sum(1 for _ in store.query(text)) if graph else int(next(iter(store.query(text)))[0].value)
+            print(f"{layer.name:12s} op {n:2d} {time.perf_counter() - started:7.2f} s {found:8d} {'triples' if graph else 'to delete'}",
+                  flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    raise SystemExit(main())
