@@ -56,11 +56,18 @@ def main(argv=None) -> int:
     parser.add_argument("--keys", type=int, default=layers.CHUNK_KEYS, help="without --source: this many verdict keys")
     args = parser.parse_args(argv)
     store = ox.Store.read_only(args.store)
+    marked, shared = {}, set()
     for layer in layers.load():
         if args.source:
             started = time.perf_counter()
-            keys = mark_keys(store, layer, args.source)
-            print(f"{layer.name:12s} mark   {time.perf_counter() - started:7.2f} s {len(keys):8d} keys", flush=True)
+            marked[layer.name] = mark_keys(store, layer, args.source)
+            print(f"{layer.name:12s} mark   {time.perf_counter() - started:7.2f} s {len(marked[layer.name]):8d} keys", flush=True)
+            if not layers.own_deriving(layer):
+                shared |= set(marked[layer.name])
+    for layer in layers.load():
+        if args.source:
+            # a layer of the shared keys derives every key any such layer's mark step gave
+            keys = marked[layer.name] if layers.own_deriving(layer) else sorted(shared, key=str)
         else:
             keys = first_keys(store, args.keys)
         if not keys:

@@ -155,8 +155,18 @@ WHERE {
                                       a apeval:SelectionCriterion }
              FILTER(?registered_as_cited = ?cited) }
   OPTIONAL { GRAPH ?parts { ?criterion dcterms:isPartOf ?record } GRAPH ?records { ?record dcterms:issued ?issued } }
-  OPTIONAL { GRAPH ?runs { ?assertion prov:used ?run } GRAPH ?starts { ?run prov:startedAtTime ?started } }
-  OPTIONAL { GRAPH ?results { ?assertion earl:result ?result } GRAPH ?dates { ?result dcterms:date ?judged } }
+  # when the touched pairs' assertions ran and were judged: each of these two OPTIONALs starts from the
+  # touched pairs' assertions itself. An OPTIONAL of two patterns is evaluated apart and joined by hash:
+  # written as plain patterns they read every run and every result of the store, and this step took
+  # 15-18 s per EARL file at 1M assertions (1.0 s at 100k); now 1.9 s (BENCHMARKS.md, "The 1M estate")
+  OPTIONAL { SELECT DISTINCT ?assertion ?started WHERE {
+               GRAPH <urn:kg:layer:deriving> { ?runs_case kg:touchedFor ?runs_system }
+               GRAPH <urn:kg:layer:verdicts> { ?runs_verdict kg:case ?runs_case ; kg:system ?runs_system ; kg:assertion ?assertion }
+               GRAPH ?runs { ?assertion prov:used ?run } GRAPH ?starts { ?run prov:startedAtTime ?started } } }
+  OPTIONAL { SELECT DISTINCT ?assertion ?judged WHERE {
+               GRAPH <urn:kg:layer:deriving> { ?results_case kg:touchedFor ?results_system }
+               GRAPH <urn:kg:layer:verdicts> { ?results_verdict kg:case ?results_case ; kg:system ?results_system ; kg:assertion ?assertion }
+               GRAPH ?results { ?assertion earl:result ?result } GRAPH ?dates { ?result dcterms:date ?judged } } }
   # the criterion this assertion is judged against: the one it cites, or any when it cites none
   BIND(!BOUND(?cited) || ?cited = ?registered AS ?against)
   BIND(IF(BOUND(?started), xsd:dateTime(STR(?started)) < xsd:dateTime(STR(?issued)),
