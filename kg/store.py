@@ -670,14 +670,17 @@ class Store(CatalogueStore):
         holding some."""
         while True:
             self.ox.update(layers.take(layers.CHUNK_KEYS))
+            # the chunk's keys, given to the steps as VALUES (layers.with_keys: the engine plans better)
+            keys = {deriving: [(q.subject, q.object) for q in self.ox.quads_for_pattern(None, None, None, ox.NamedNode(deriving))]
+                    for _, deriving in layers.key_graphs()}
             for layer in layers.load():
                 deriving = layers.own_deriving(layer)
-                if deriving and not self._holds(deriving):
+                if deriving and not keys[deriving]:
                     # none of its own keys in this chunk: its steps would find nothing to derive, at
                     # the cost of their joins over the store (the situations layer's: 41 s of a
                     # 100k-assertion EARL file's load; BENCHMARKS.md, "Bounded drops")
                     continue
-                self._run_in_bulk(layers.as_constructs(layer.derive))
+                self._run_in_bulk((layers.with_keys(text, keys), graph) for text, graph in layers.as_constructs(layer.derive))
             self.ox.update(layers.drop_deriving())
             self.ox.flush()  # the chunk's writes out of the write buffers, as in drop_graph
             give_back()  # and what its joins freed, to the system (kg/memory.py)

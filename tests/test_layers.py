@@ -292,3 +292,18 @@ def test_a_layer_derived_from_another_runs_after_it(tmp_path):
     (tmp_path / "c.ru").write_text("#+ summary: s\n#+ graph: urn:kg:layer:c\n#+ after: [nowhere]\n" + body)
     with pytest.raises(layers.LayerError, match="nowhere"):
         layers._ordered([layers.parse(tmp_path / "c.ru")])
+
+
+def test_a_bulk_derive_is_given_its_chunks_keys_as_values_and_a_blank_node_key_keeps_the_pattern():
+    # layers.with_keys: the same solutions as the deriving graph's pattern (the goldens and the chunked
+    # load above hold the layer to that), stated so that the engine knows how few keys there are
+    step = ("{ SELECT DISTINCT ?case ?system WHERE { GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system } } }\n"
+            "GRAPH <urn:kg:layer:deriving:situations> { ?c <https://kg.example/ns#touchedFor> ?s }")
+    iri, system, blank = ox.NamedNode("urn:case:1"), ox.NamedNode("urn:system:1"), ox.BlankNode("b1")
+    bound = layers.with_keys(step, {"urn:kg:layer:deriving": [(iri, system)],
+                                    "urn:kg:layer:deriving:situations": [(blank, system)]})
+    assert "VALUES (?case ?system) { (<urn:case:1> <urn:system:1>) }" in bound
+    assert "GRAPH <urn:kg:layer:deriving:situations> { ?c <https://kg.example/ns#touchedFor> ?s }" in bound
+    assert "GRAPH <urn:kg:layer:deriving> {" not in bound
+    # a graph with no keys binds none: no solution, as the empty graph gives
+    assert "VALUES (?case ?system) {  }" in layers.with_keys(step, {"urn:kg:layer:deriving": []})
