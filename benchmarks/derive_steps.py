@@ -6,8 +6,8 @@ keys, makes a bulk load grow faster than its file (BENCHMARKS.md, "A loader's ke
     python benchmarks/derive_steps.py STORE [--keys N]       # the first N verdict keys (CHUNK_KEYS)
 
 Nothing is written: the store is opened read-only, the changed-sources pattern of a mark step is
-replaced by a VALUES of the source, and the deriving pattern of a derive step by a VALUES of the
-keys (the method of BENCHMARKS.md, "Situations read from the layer"). Compare two stores with the
+replaced by a VALUES of the source, and the keys bound into a derive step as a bulk load binds them
+(`layers.with_keys`). Compare two stores with the
 same keys (e.g. `--keys 159` on a 10k and a 100k store, or one set's file on each).
 """
 from __future__ import annotations
@@ -26,13 +26,7 @@ from kg import layers  # noqa: E402
 
 KG = "https://kg.example/ns#"
 _CHANGED = re.compile(r"GRAPH\s*<urn:kg:layer:changed>\s*\{\s*\?changed\s+a\s+kg:ChangedSource\s*\}")
-_DERIVING = re.compile(r"GRAPH\s*<urn:kg:layer:deriving(?::[\w-]+)?>\s*\{\s*(\?\w+)\s+kg:touchedFor\s+(\?\w+)\s*\}")
 _DELETE = re.compile(r"\bDELETE\s*\{.*?\}\s*\}\s*(WHERE\b.*)$", re.S)
-
-
-def _values(keys: list[tuple[ox.Term, ox.Term]]):
-    rows = " ".join(f"({a} {b})" for a, b in keys)
-    return lambda m: f"VALUES ({m.group(1)} {m.group(2)}) {{ {rows} }}"
 
 
 def mark_keys(store: ox.Store, layer, source: str) -> list[tuple[ox.Term, ox.Term]]:
@@ -72,9 +66,10 @@ def main(argv=None) -> int:
             keys = first_keys(store, args.keys)
         if not keys:
             continue
-        values = _values(keys)
+        # the keys bound as a bulk load binds them (layers.with_keys), so that the plans are the load's
+        by_graph = {layers.own_deriving(layer) or layers.DERIVING: keys}
         for n, (text, graph) in enumerate(layers.as_constructs(layer.derive)):
-            text = _DERIVING.sub(values, text)
+            text = layers.with_keys(text, by_graph)
             if graph is None:
                 deleting = _DELETE.search(text)
                 if not deleting:
