@@ -13,7 +13,7 @@ import click
 
 import textwrap
 
-from . import catalogue, ingest, output
+from . import catalogue, ingest, output, withdrawals
 from . import report as report_module
 from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
@@ -278,6 +278,11 @@ def stats(fmt, warnings, store_path):
     data = [s for s in sources if s.kind != "vocabulary"]
     click.echo(f"\n{len(data)} source(s), {sum(s.triples for s in data)} triples "
                f"(+{len(sources) - len(data)} vocabularies); {len(store)} quads in {store.path}")
+    withdrawn = store.select("SELECT (COUNT(?w) AS ?n) (SUM(?a) AS ?assertions) WHERE { GRAPH <urn:kg:catalogue> { "
+                             "?w a kg:Withdrawal ; kg:withdrawnAssertions ?a FILTER NOT EXISTS { ?w kg:revisedAs ?later } } }")
+    if withdrawn and int(withdrawn[0][0].value):
+        click.echo(f"withdrawn: {withdrawn[0][0].value} source(s) by kg drop, {withdrawn[0][1].value} assertion(s) out "
+                   f"of every rate; kept readable (kg history SOURCE)")
     for layer in derived:  # not sources: made from them by the rules in queries/layers/
         state = "" if layer["current"] else " (out of date: rebuilt when the store is next opened for writing)"
         click.echo(f"derived: {layer['name']} — {layer['nodes']} nodes, {layer['triples']} triples in "
@@ -303,11 +308,27 @@ def _short(path: str) -> str:
         return path
 
 
+def _source_graph(source: str) -> str:
+    """A loaded file's graph, from its path (as loaded) or the graph IRI itself."""
+    graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
+    try:
+        import pyoxigraph as ox
+        ox.NamedNode(graph)  # checked before it is written into an update
+    except ValueError as err:
+        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
+                               f"`kg stats` lists what is loaded") from None
+    return graph
+
+
 @cli.command()
 @click.argument("source")
 @store_option
 def drop(source, store_path):
-    """Remove one source: its graph and its catalogue record.
+    """Withdraw one source: its graph and record leave the store, and every rate with them.
+
+    What it held stays readable (`kg history SOURCE` shows the withdrawal), and loading the
+    file again is judged against it by the append-only rules (`--revise` accepts a changed
+    one, kept as a revision). `kg erase` is the one command that destroys a source's words.
 
     SOURCE is the file's path (as loaded) or its graph IRI.
 
@@ -315,20 +336,46 @@ def drop(source, store_path):
     Example:
       kg drop examples/cubby-routing.earl.jsonl
     """
-    graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
-    try:
-        import pyoxigraph as ox
-        ox.NamedNode(graph)  # checked before it is written into the DROP update
-    except ValueError as err:
-        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
-                               f"`kg stats` lists what is loaded") from None
+    graph = _source_graph(source)
     store = _open(store_path)
     if store.drop_source(graph):
         store.flush()
-        click.echo(f"dropped {source}")
+        click.echo(f"dropped {source} (withdrawn: kept readable in the record; `kg history {source}` shows it)")
     else:
         click.echo(f"kg drop: {source} is not loaded (see `kg stats` for what is)", err=True)
         sys.exit(EXIT_REJECTED)
+
+
+@cli.command()
+@click.argument("source")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@store_option
+def erase(source, yes, store_path):
+    """Destroy a source's words for good (a legal removal): its graph if it is loaded, and the
+    content every earlier version and withdrawal of it kept. `kg drop` withdraws and keeps;
+    only this destroys. The history keeps that it happened (a kg:Erasure: when, which digests).
+
+    SOURCE is the file's path (as loaded) or its graph IRI.
+
+    \b
+    Example:
+      kg erase runs/leaked.earl.jsonl --yes
+    """
+    graph = _source_graph(source)
+    store = _open(store_path)
+    loaded = store.source_sha256(graph) is not None
+    if not loaded and not store.ask(f"ASK {{ GRAPH <urn:kg:catalogue> {{ ?r prov:specializationOf <{graph}> ; "
+                                    f"kg:content|kg:change ?words }} }}"):
+        click.echo(f"kg erase: nothing of {source} is kept (not loaded, no earlier version or withdrawal with "
+                   f"its words); `kg history {source}` shows what happened to it", err=True)
+        sys.exit(EXIT_REJECTED)
+    what = ("its graph (it is loaded) and " if loaded else "") + "the words every earlier version and withdrawal of it kept"
+    if not yes and not click.confirm(f"Destroy {what}, for good? kg history will say only that it happened", err=True):
+        sys.exit(EXIT_USAGE)
+    digests = store.erase_source(graph)
+    store.flush()
+    click.echo(f"erased {source}: {what} ({len(digests)} version(s): {', '.join(d[:12] for d in digests)}); "
+               f"kg history {source} shows the erasure")
 
 
 @cli.command()
@@ -519,9 +566,11 @@ def _history_subjects(store, value: str) -> list[str]:
     rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
                            { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }
                            ORDER BY ?s""", id=ox.Literal(value))
-    if not rows:
-        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded case or assertion")
-    return [r[0].value for r in rows]
+    found = [r[0].value for r in rows] or withdrawals.items_named(store, value)
+    if not found:
+        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded or withdrawn case or "
+                               f"assertion")
+    return found
 
 
 @cli.command()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from . import paths, revisions, validation
+from . import paths, revisions, validation, withdrawals
 from .errors import Problem, Rejected, StoreUnavailable, UsageError
 from .loading import Context, LoaderSpec, Source, registry
 from .store import STAGING_SUFFIX, SourceRecord, Store, cannot_write, disk_full
@@ -406,10 +406,34 @@ def _against_loaded(store: Store, source: Source, spec: LoaderSpec, sha: str, lo
     record; a changed evidence file must only add (`_append_only`). `new_text()` gives its new
     N-Triples, asked for only when the file changed."""
     revision_of = _revision_of(store, source.uri) if loaded_sha else ""
+    if loaded_sha is None and spec.kind not in revisions.EXEMPT_KINDS:
+        withdrawn = withdrawals.latest(store, source.uri)
+        if withdrawn is not None:
+            return _after_withdrawal(store, source, withdrawn, sha, revise, pins, new_text)
     if loaded_sha in (None, sha) or spec.kind in revisions.EXEMPT_KINDS:
         return "", revision_of, ""
     return (_append_only(store, source, str(source.path), new_text(), sha, revise, pins)
             or ("", revision_of, ""))
+
+
+def _after_withdrawal(store: Store, source: Source, withdrawn: withdrawals.Withdrawn, sha: str, revise: bool,
+                      pins: list[str], new_text) -> tuple[str, str, str]:
+    """A file loaded into the graph of a source `kg drop` withdrew: judged against the withdrawn version
+    by the append-only rules, as if that version were still loaded (a drop is not a way round them);
+    linked to the withdrawal, which records the digest that followed it and, with --revise, what changed."""
+    from datetime import datetime, timezone
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    changes = [] if withdrawn.sha256 == sha else revisions.compare(
+        revisions.parse_ntriples(withdrawn.content), revisions.parse_ntriples(new_text()))
+    name = str(source.path)
+    if changes and not revise:
+        raise Rejected(revisions.problems(name, changes, withdrawn.loaded_at, withdrawn.sha256, withdrawn.withdrawn_at))
+    if changes:
+        refused = revisions.sealed(store, name, source.uri, revisions.parse_ntriples(withdrawn.content), changes,
+                                   withdrawn.pins, pins)
+        if refused:
+            raise Rejected(refused)
+    return withdrawals.reloaded(withdrawn.node, sha, now, changes), withdrawn.node, ""
 
 
 def _record(source: Source, spec: LoaderSpec, sha: str, triples: int, pins, results, validate: bool,

@@ -241,10 +241,27 @@ class CatalogueStore:
         raise NotImplementedError
 
     def drop_source(self, graph: str) -> bool:
+        """A source withdrawn (kg/withdrawals.py): its graph, its record and the verdicts made of it
+        go in one update, which keeps what it withdrew readable in the catalogue graph."""
         if self.source_sha256(graph) is None:
             return False
-        self.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph), before=[graph]))
+        self.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _withdraw(self, graph), before=[graph]))
         return True
+
+    def erase_source(self, graph: str) -> list[str]:
+        """kg erase: the source withdrawn if it is loaded, then the words its revisions and withdrawals
+        kept removed for good, leaving a kg:Erasure (kg/withdrawals.py). The digests erased."""
+        from . import withdrawals
+        if self.source_sha256(graph) is not None:
+            self.drop_source(graph)
+        update, digests = withdrawals.erasure(self, graph, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        if update:
+            self.update(update)
+        return digests
+
+    def graph_ntriples(self, graph: str) -> str:
+        return "".join(f"{s} {pr} {o} .\n" for s, pr, o in
+                       self.select("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", g=ox.NamedNode(graph)))
 
     def flush(self) -> None:
         pass
@@ -563,10 +580,11 @@ class Store(CatalogueStore):
             return False
         if not self._at_least(graph, BULK_TRIPLES):
             return super().drop_source(graph)
+        withdrawal = _withdraw(self, graph)  # read before anything changes; written with the record's removal
         self.ox.update(layers.flag([graph]))
         self._mark_in_bulk()
         _reached("dropped keys marked")
-        self.ox.update(_delete_record(graph))
+        self.ox.update(withdrawal)
         _reached("record deleted")
         self.drop_graph(graph)
         _reached("graph emptied")
@@ -852,6 +870,14 @@ def _cannot_open(path: str, err: Exception) -> str:
 def _in_graph(ntriples: str, graph: str) -> str:
     """N-Triples lines as N-Quads in a graph (N-Triples escapes newlines, so " .\n" ends a line)."""
     return ntriples.replace(" .\n", f" <{graph}> .\n")
+
+
+def _withdraw(store: CatalogueStore, graph: str) -> str:
+    """The update that takes a source's record out and keeps its withdrawal (kg/withdrawals.py)."""
+    from . import withdrawals
+    kept = withdrawals.record(store, graph, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    insert = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{kept}}} }} ;\n" if kept else ""
+    return insert + _delete_record(graph)
 
 
 def _delete_record(graph: str) -> str:
