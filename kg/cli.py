@@ -21,6 +21,9 @@ from .layers import LayerError
 from .store import Store, Where, locate
 from .terms import PREFIXES
 
+# the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
+DISTRIBUTION = "kg-evalgraph"
+
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION = 0, 1, 2, 3, 4
 
 def _keep_endpoint(ctx, _, value):
@@ -46,7 +49,7 @@ def _where(store_path) -> Where:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="kg")
+@click.version_option(package_name=DISTRIBUTION, prog_name="kg")
 def cli():
     """kg — the evaluation knowledge graph.
 
