@@ -121,7 +121,27 @@ def _report(outcomes, verb: str) -> int:
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
     bad = counts.get("rejected") or counts.get("failed")
     click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
+    _warning_summary([o for o in outcomes if o.status in ("loaded", "valid")], verb)
     return EXIT_REJECTED if bad else EXIT_OK
+
+
+def _warning_summary(outcomes, verb: str) -> None:
+    """The SHACL warnings of the files just read, one line per kind of warning with its count and the
+    number of files (a folder of real EARL reports raises thousands, all of a few kinds); each
+    warning, with its file and place, is on `kg stats --warnings`."""
+    kinds: dict[str, list] = {}
+    for o in outcomes:
+        for w in o.warnings:
+            if w["severity"].endswith("#Warning"):
+                kinds.setdefault(w["message"], []).append(o.path)
+    if not kinds:
+        return
+    total, files = sum(map(len, kinds.values())), len({f for fs in kinds.values() for f in fs})
+    click.echo(f"{total} warning(s) in {files} file(s), by kind:")
+    for message, where in sorted(kinds.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        click.echo(f"  {len(where):>6}  {message} ({len(set(where))} file(s))")
+    click.echo("  (each with its file and place: kg stats --warnings)" if verb == "load" else
+               "  (each with its place: kg load the files, then kg stats --warnings)")
 
 
 def import_options(fn):
