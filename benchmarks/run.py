@@ -473,7 +473,7 @@ def machine() -> dict:
     except (OSError, StopIteration):
         pass
     packages = {}
-    for name in ("kg", "pyoxigraph", "pyshacl", "rdflib", "pandas", "numpy", "jsonschema", "jinja2", "matplotlib",
+    for name in ("kg-evalgraph", "pyoxigraph", "pyshacl", "rdflib", "pandas", "numpy", "jsonschema", "jinja2", "matplotlib",
                  "rfc8785", "pyyaml", "click"):
         try:
             packages[name] = metadata.version(name)

@@ -392,6 +392,19 @@ class IRI(str):
         return unquote(tail) or str(self)
 
 
+class NamedIRI(IRI):
+    """An IRI with a display name (kg/names.py): its short id is the name."""
+
+    def __new__(cls, value: str, name: str):
+        made = super().__new__(cls, value)
+        made.name = name
+        return made
+
+    @property
+    def short(self) -> str:
+        return self.name
+
+
 def term_value(term) -> Any:
     """A pyoxigraph term as the Python value a table, JSON or DataFrame shows."""
     if term is None:
@@ -773,7 +786,10 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=
     def taken():
         while rows:
             yield dict(zip(variables, rows.pop()))
-    return finish(query, taken(), params)
+    result = finish(query, taken(), params)
+    from .names import name_systems
+    name_systems(backend, result.columns, result.rows, cache)  # shown by their names, as the report shows them
+    return result
 
 
 def select(backend, text: str, cache=None) -> tuple[list[str], list[tuple]]:

@@ -20,6 +20,9 @@ from .layers import LayerError
 from .store import Store, Where, locate
 from .terms import PREFIXES
 
+# the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
+DISTRIBUTION = "kg-evalgraph"
+
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION = 0, 1, 2, 3, 4
 
 def _keep_endpoint(ctx, _, value):
@@ -45,7 +48,7 @@ def _where(store_path) -> Where:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="kg")
+@click.version_option(package_name=DISTRIBUTION, prog_name="kg")
 def cli():
     """kg — the evaluation knowledge graph.
 
@@ -117,7 +120,27 @@ def _report(outcomes, verb: str) -> int:
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
     bad = counts.get("rejected") or counts.get("failed")
     click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
+    _warning_summary([o for o in outcomes if o.status in ("loaded", "valid")], verb)
     return EXIT_REJECTED if bad else EXIT_OK
+
+
+def _warning_summary(outcomes, verb: str) -> None:
+    """The SHACL warnings of the files just read, one line per kind of warning with its count and the
+    number of files (a folder of real EARL reports raises thousands, all of a few kinds); each
+    warning, with its file and place, is on `kg stats --warnings`."""
+    kinds: dict[str, list] = {}
+    for o in outcomes:
+        for w in o.warnings:
+            if w["severity"].endswith("#Warning"):
+                kinds.setdefault(w["message"], []).append(o.path)
+    if not kinds:
+        return
+    total, files = sum(map(len, kinds.values())), len({f for fs in kinds.values() for f in fs})
+    click.echo(f"{total} warning(s) in {files} file(s), by kind:")
+    for message, where in sorted(kinds.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        click.echo(f"  {len(where):>6}  {message} ({len(set(where))} file(s))")
+    click.echo("  (each with its file and place: kg stats --warnings)" if verb == "load" else
+               "  (each with its place: kg load the files, then kg stats --warnings)")
 
 
 def import_options(fn):

@@ -11,6 +11,7 @@ import fnmatch
 import hashlib
 import importlib.util
 import io
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ import pyoxigraph as ox
 
 from . import paths
 from .errors import Problem, Rejected
+from .jsonld_contexts import inline_contexts
 from .jsonio import MAX_PROBLEMS, decode, duplicate_problems, iter_jsonl, parse_json, parse_jsonl, schema_problems
 from .terms import Minter, MintError, Triples
 
@@ -249,12 +251,17 @@ class Source:
         files' `_:b0` never meet."""
         text = self.text()  # empty or non-UTF-8 input gets its own clear error first
         fmt = rdf_format(self.path)
+        data = self.data
         if fmt == ox.RdfFormat.JSON_LD:
-            _check_jsonld_ids(self.name, parse_json(self.name, text), self.uri)
+            document = parse_json(self.name, text)
+            _check_jsonld_ids(self.name, document, self.uri)
+            if '"@context"' in text:  # contexts named by reference, read from beside the file, never fetched
+                inlined = inline_contexts(document, self.path, self.path.parent, self.name)
+                data = self.data if inlined == document else json.dumps(inlined).encode()
         if fmt == ox.RdfFormat.RDF_XML and b"<!ENTITY" in self.data:
             _check_entity_expansion(self.name, self.data)
         try:
-            return list(ox.parse(self.data, format=fmt, base_iri=self.uri, rename_blank_nodes=True))
+            return list(ox.parse(data, format=fmt, base_iri=self.uri, rename_blank_nodes=True))
         except SyntaxError as err:
             place, message = _syntax_place(err)
             raise Rejected([Problem(self.name, place, f"{fmt.name} syntax error: {message}")]) from None

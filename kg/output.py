@@ -141,6 +141,9 @@ def short_ids(iris: set[IRI]) -> dict[IRI, str]:
     parts = {iri: segments(iri) for iri in iris}
     shown = {}
     for iri, mine in parts.items():
+        if getattr(iri, "name", None):  # a display name (kg/names.py: a system as the report names it)
+            shown[iri] = iri.name
+            continue
         shown[iri] = str(iri)
         for n in range(1, len(mine) + 1):
             tail = mine[-n:]

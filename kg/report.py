@@ -31,7 +31,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import catalogue, output, paths
+from . import catalogue, names, output, paths
 from .cache import AnswerCache, keep, keep_written
 from .errors import OutputUnwritable, UsageError
 from .output import shorten
@@ -456,22 +456,8 @@ class Site:
 
     @property
     def labels(self) -> dict[str, str]:
-        if self._labels is None:
-            variables, rows = catalogue.select(self.backend, """
-                PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-                PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-                PREFIX dcterms: <http://purl.org/dc/terms/>
-                PREFIX doap: <http://usefulinc.com/ns/doap#>
-                SELECT ?s ?label ?rank WHERE {
-                  { ?s skos:prefLabel ?label BIND(1 AS ?rank) } UNION { ?s rdfs:label ?label BIND(2 AS ?rank) }
-                  UNION { ?s dcterms:identifier ?label BIND(3 AS ?rank) }
-                  UNION { ?s doap:name ?label BIND(4 AS ?rank) }
-                  FILTER(isIRI(?s) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""", self.cache)
-            best: dict[str, tuple] = {}
-            for s, label, rank in rows:
-                if s not in best or (rank, label) < best[s]:
-                    best[s] = (rank, label)
-            self._labels = {s: label for s, (rank, label) in best.items()}
+        if self._labels is None:  # the one rule of display names: kg/names.py, as the CLI and notebook show them
+            self._labels = names.labels(self.backend, self.cache)
         return self._labels
 
     def has_case_page(self, iri: str | None) -> bool:

@@ -1,6 +1,6 @@
 """Inspect AI eval logs (`.eval` archives and `.json` logs, as `inspect eval` writes them), read with
 the inspect_ai package's own log API (read_eval_log) → a replay set of the task's dataset and one EARL
-assertion per sample, epoch and scorer. Needs the optional extra: pip install 'kg[inspect]'.
+assertion per sample, epoch and scorer. Needs the optional extra: [inspect] (README, "Installing"), or pip install inspect-ai beside kg.
 
 - sample id → case; epoch → trial (epoch 1 → trial 0);
 - each scorer → a grader (its name) with a kind: Inspect's built-in match-style scorers (match,
@@ -15,8 +15,11 @@ assertion per sample, epoch and scorer. Needs the optional extra: pip install 'k
 - a sample error → cantTell caused by the environment; a sample error raised while scoring (its
   traceback passes through a scorer), or a scorer missing from a sample that other scorers scored →
   cantTell caused by the grader;
-- the task and its dataset (name, location, sample ids) → a replay set (the task's name, or
-  --replay-set) pinned by a digest of the sample ids; the model → the system (or --system);
+- the task and its dataset → a replay set (the task's name, or --replay-set) pinned by a digest of the
+  dataset's name and location and the task's version, never of the samples run: a log of some of the
+  samples (--limit, --sample-id, a cancelled run) is a run of the same set, with the other cases not
+  run (kg/imported.py implied_set); the samples it ran are the set's cases it states; the model → the
+  system (or --system);
 - the log is one run (kg/imported.py): its eval id names the run, its creation time dates it;
   token usage and working time are kept as earl:info on each result until kg has run measurements."""
 from __future__ import annotations
@@ -58,7 +61,8 @@ def read_inspect(source, ctx):
         from inspect_ai.log import read_eval_log
     except ImportError:
         ctx.problem("", "reading Inspect AI logs needs the inspect_ai package, which is not installed",
-                    "pip install 'kg[inspect]' (the optional extra that brings inspect_ai)")
+                    "pip install 'inspect-ai>=0.3.100' (what kg's optional extra [inspect] brings; or, in kg's clone, "
+                    "python -m pip install '.[inspect]')")
         ctx.raise_if_problems()
     try:
         log = read_eval_log(str(source.path))
@@ -88,9 +92,11 @@ def read_inspect(source, ctx):
     ids = [str(i) for i in (dataset.sample_ids or [])] or sorted({str(s.id) for s in samples})
     set_id = ctx.options.get("replay_set") or spec.task
     t = Triples()
+    version = getattr(spec, "task_version", None)
     implied = implied_set(ctx, t, set_id, ids + [str(s.id) for s in samples], place="/eval/dataset",
+                          identity=dataset_identity(dataset, version),
                           title=f"{spec.task} on {dataset.name or dataset.location or 'its dataset'}",
-                          version=getattr(spec, "task_version", None))
+                          version=version)
     if implied is None:
         ctx.raise_if_problems()
     _, cases = implied
@@ -123,6 +129,16 @@ def read_inspect(source, ctx):
             explained = "; ".join(x for x in (info, measured) if x) or None
             run.assert_(cases[case_id], case_id, trial, name, outcome, info=explained, score=value, date=created)
     return Projection(t, pins=[])
+
+
+def dataset_identity(dataset, task_version) -> dict:
+    """What makes two logs runs of one replay set: the task's dataset (its name, and the last segment of
+    its location: Inspect records a file's location relative to the folder `inspect eval` ran in, so
+    one file run from two folders reads "data/x.jsonl" and "x.jsonl") and the task's version. Not the
+    samples a run selected, nor the dataset's size: a run of some samples is a run of the same set."""
+    location = str(dataset.location).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] if dataset.location else None
+    return {"dataset": {"name": dataset.name, "location": location},
+            "taskVersion": None if task_version is None else str(task_version)}
 
 
 def judge(value, threshold: float | None) -> tuple[str, str | None, str | None]:

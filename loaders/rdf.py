@@ -11,6 +11,7 @@ import pyoxigraph as ox
 
 from kg.loading import Projection, as_ntriples, loader
 from kg.lookups import VALUES_CHUNK, check_supersessions, loaded_among
+from kg.store import SPARQL_PREFIXES
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
 
@@ -169,12 +170,52 @@ def speaks_earl(path, head: bytes) -> bool:
     return b"http://www.w3.org/ns/earl#" in head and any(t in head for t in (b"Assertion", b"result", b"outcome", b"TestSubject", b"Assertor"))
 
 
+# The grader kind of an assertion that states none, read from what EARL says of how it was made (the
+# one definition, run over the file's triples held in memory, or over the graph a streamed file was
+# written to): its assertor's apeval:judgeKind; else its earl:mode (on the assertion, or on its result
+# where real reports put it) - earl:automatic, "carried out automatically by the software tool and
+# without any human intervention" (EARL 1.0), is a mechanical grader: a W3C implementation report's
+# assertor is the suite's test harness comparing an implementation's output with the expected result;
+# earl:manual, "carried out by human evaluators", is a human one. semiAuto, undisclosed, unknownMode
+# and no mode say nothing of the kind: left undeclared. An assertion whose modes say two kinds is
+# left undeclared too. A model grader writing EARL states apeval:graderKind "model", and is read so.
+DEFAULT_KIND = """SELECT ?a (SAMPLE(?k) AS ?kind) WHERE {
+  ?a earl:result ?r .
+  FILTER NOT EXISTS { ?a apeval:graderKind ?stated }
+  OPTIONAL { ?a earl:assertedBy ?assertor . ?assertor apeval:judgeKind ?judge_kind }
+  OPTIONAL { { ?a earl:mode ?mode } UNION { ?r earl:mode ?mode } }
+  BIND(COALESCE(?judge_kind, IF(?mode = earl:automatic, "mechanical", IF(?mode = earl:manual, "human", ?none))) AS ?k)
+} GROUP BY ?a HAVING (COUNT(DISTINCT ?k) = 1 && COUNT(?k) = COUNT(*))"""
+GRADER_KIND = ox.NamedNode("https://agenticprimitives.dev/ns/evaluation#graderKind")
+
+
+def default_kinds(triples: list[ox.Triple]) -> list[ox.Triple]:
+    """apeval:graderKind for the assertions of these triples that state none (DEFAULT_KIND)."""
+    scratch = ox.Store()
+    scratch.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+    return [ox.Triple(row["a"], GRADER_KIND, row["kind"])
+            for row in scratch.query(SPARQL_PREFIXES + DEFAULT_KIND) if row["kind"] is not None]
+
+
+def write_default_kinds(ctx, graph: str) -> None:
+    """DEFAULT_KIND over the graph a streamed file was written to, its kinds written there."""
+    ctx.store.update(SPARQL_PREFIXES + f"INSERT {{ GRAPH <{graph}> {{ ?a apeval:graderKind ?kind }} }} "
+                     f"WHERE {{ GRAPH <{graph}> {{ {DEFAULT_KIND} }} FILTER(BOUND(?kind)) }}")
+
+
 @loader(kind="earl", parse="rdf", patterns=RDF_PATTERNS, shapes="earl.ttl", order=40, sniff=speaks_earl)
 def read_earl(source, ctx):
     def check(facts) -> None:
         refuse_restated_outcomes(facts, ctx)
         refuse_unsound_supersessions(facts, ctx)
-    return projection_of(source, ctx, check)
+    if ctx.streamed and source.streams_rdf():
+        def check_written(graph: str) -> None:
+            check(Written(ctx, graph))
+            write_default_kinds(ctx, graph)
+        return Projection(source.triple_chunks(), check_written=check_written)
+    triples = triples_of(source)
+    check(InMemory(triples))
+    return Projection(as_ntriples(triples + default_kinds(triples)))
 
 
 def refuse_unsound_supersessions(facts, ctx) -> None:

@@ -93,7 +93,7 @@ def test_without_inspect_ai_the_error_names_the_extra(store, load, logs, monkeyp
     path = sorted(logs.glob("*.eval"))[0]
     outcome = load(path)[path.name]
     assert outcome.status == "rejected"
-    assert "inspect_ai" in outcome.problems[0].message and "kg[inspect]" in outcome.problems[0].fix
+    assert "inspect_ai" in outcome.problems[0].message and "inspect-ai" in outcome.problems[0].fix and "'.[inspect]'" in outcome.problems[0].fix
 
 
 @pytest.fixture(scope="module")
