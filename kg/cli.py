@@ -18,7 +18,7 @@ from . import catalogue, ingest, output
 from . import report as report_module
 from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
-from .store import Store, Where, locate
+from .store import Store, Where, locate, wait_seconds
 from .terms import PREFIXES
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION = 0, 1, 2, 3, 4
@@ -169,7 +169,7 @@ def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), 
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it "
               "(a loader's kind: `kg load --kinds` lists them).")
 @click.option("--kinds", is_flag=True, is_eager=True, expose_value=False, callback=lambda ctx, _, value: _list_kinds(ctx, value),
@@ -202,6 +202,11 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
       kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
       kg load --revise runs/2026-11-20.earl.jsonl # a corrected file: the earlier version stays
     """
+    try:
+        ingest.check_arguments(paths, base)  # before the store is opened: a refused command creates no store
+    except UsageError as err:
+        click.echo(f"kg load: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
@@ -213,7 +218,7 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it.")
 @import_options
 @store_option
@@ -681,6 +686,9 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
     store = _open(store_path, read_only=True)
     params = {"baseline": _system_iri(store, baseline), "candidate": _system_iri(store, candidate),
               "tolerance": tolerance}
+    if params["baseline"] == params["candidate"]:
+        raise click.UsageError(f"the baseline and the candidate are the same system ({params['baseline']}): "
+                               f"compare two different systems")
     if replay_set:
         params["replay_set"] = _set_iri(store, replay_set)
     named = catalogue.load()["compare"]
@@ -835,6 +843,7 @@ def serve(bind, store_path):
 
 def main():
     try:
+        wait_seconds()  # KG_WAIT checked by every command, not only by one that comes to wait
         cli(standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(EXIT_USAGE)
@@ -847,6 +856,9 @@ def main():
     except click.ClickException as err:
         err.show()
         sys.exit(EXIT_REJECTED)
+    except catalogue.ParameterError as err:  # a value given on the command line (kg history, kg compare)
+        click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
         sys.exit(EXIT_REJECTED)

@@ -342,7 +342,7 @@ class Store(CatalogueStore):
         When another kg holds the store and the layers are of this kg's rules, that kg is deriving
         them (a bulk load in progress): the reader waits for it (KG_WAIT seconds, 600 by default),
         saying so, rather than read verdicts half derived."""
-        deadline = time.monotonic() + float(os.environ.get("KG_WAIT", "600"))
+        deadline = time.monotonic() + wait_seconds()
         said = False
         while True:
             in_progress = self.setting("layerVersion") == layers.version()
@@ -814,6 +814,20 @@ def _open_read_only(path: str, attempts: int = 5) -> ox.Store:
                 raise
             time.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+def wait_seconds() -> float:
+    """KG_WAIT: how long a reader waits for a load in progress (600 s by default); a value that is not
+    a number of seconds is refused, not ignored."""
+    text = os.environ.get("KG_WAIT", "600")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise UsageError(f"KG_WAIT={text!r} is not a number of seconds: set it to how long a command may wait "
+                         f"for a load in progress (e.g. KG_WAIT=600), or unset it")
+    return seconds
 
 
 def disk_full(err: Exception) -> bool:
