@@ -14,7 +14,7 @@ import click
 
 import textwrap
 
-from . import catalogue, ingest, output
+from . import catalogue, damage, ingest, output
 from . import report as report_module
 from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
@@ -844,6 +844,7 @@ def serve(bind, store_path):
 def main():
     try:
         wait_seconds()  # KG_WAIT checked by every command, not only by one that comes to wait
+        damage.watching(True)  # a damaged store ends the command with a message, never a spin (kg/damage.py)
         cli(standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(EXIT_USAGE)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from . import layers
+from . import damage, layers
 from .catalogue import bind
 from .memory import give_back
 from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
@@ -328,6 +328,7 @@ class Store(CatalogueStore):
                 raise StoreUnavailable(_cannot_open(self.path, err)) from None
             except RuntimeError as err:  # RocksDB's "Corruption: …"
                 raise StoreUnavailable(_cannot_open(self.path, err)) from None
+            damage.watch(self.path)  # a damaged block met later must not spin for ever (kg/damage.py)
         if read_only:
             if self.path != ":memory:" and self._layers_stale():
                 self._rebuild_layers_as_writer()
