@@ -92,10 +92,27 @@ def _open(store_path, read_only=False):
 
 
 def _progress(files):
-    if len(files) < 2 or not sys.stderr.isatty():
+    if len(files) < 2:
         return files
+    if not sys.stderr.isatty():
+        return _progress_lines(files)
     return click.progressbar(files, label="loading", file=sys.stderr,
                              item_show_func=lambda item: Path(item[0]).name if item else "")
+
+
+def _progress_lines(files, every: float = 5.0):
+    """Progress for a log or a pipe: a line on stderr at most every `every` seconds (and at the end),
+    each written at once, so that a long load of many files shows how far it got."""
+    import time
+    started = last = time.monotonic()
+    for done, item in enumerate(files):
+        yield item
+        now = time.monotonic()
+        if now - last >= every or done + 1 == len(files):
+            last = now
+            sys.stderr.write(f"kg load: {done + 1} of {len(files)} files done in {now - started:.0f} s "
+                             f"(last: {item[0]})\n")
+            sys.stderr.flush()
 
 
 def _report(outcomes, verb: str) -> int:
@@ -862,6 +879,14 @@ def main():
         sys.exit(EXIT_USAGE)
     except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_REJECTED)
+    except FileNotFoundError as err:
+        # a reader's view of a store whose writer compacted a table file away mid-command (kg.store)
+        table = re.search(r"(\S+)/\d+\.(?:sst|log)\b", str(err))
+        if table is None:
+            raise
+        from .store import changed_under_reader
+        click.echo(f"kg: {changed_under_reader(table.group(1), err)}", err=True)
         sys.exit(EXIT_REJECTED)
     except RuntimeError as err:
         if "Corruption" not in str(err):
