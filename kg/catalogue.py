@@ -200,7 +200,10 @@ def to_term(param: Param, value: Any) -> ox.NamedNode | ox.Literal:
                 raise ValueError
             return ox.Literal(str(int(value)), datatype=ox.NamedNode(XSD + "integer"))
         if param.type == "decimal":
-            return ox.Literal(format(Decimal(str(value)), "f"), datatype=ox.NamedNode(XSD + "decimal"))
+            number = Decimal(str(value))
+            if not number.is_finite():  # NaN and infinities are no xsd:decimal
+                raise ValueError
+            return ox.Literal(format(number, "f"), datatype=ox.NamedNode(XSD + "decimal"))
         if param.type == "boolean":
             text = str(value).lower()
             if text not in ("true", "false", "1", "0"):

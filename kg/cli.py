@@ -13,11 +13,11 @@ import click
 
 import textwrap
 
-from . import catalogue, ingest, output, withdrawals
+from . import catalogue, damage, ingest, output, withdrawals
 from . import report as report_module
 from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
-from .store import Store, Where, locate
+from .store import Store, Where, locate, wait_seconds
 from .terms import PREFIXES
 
 # the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
@@ -94,10 +94,27 @@ def _open(store_path, read_only=False):
 
 
 def _progress(files):
-    if len(files) < 2 or not sys.stderr.isatty():
+    if len(files) < 2:
         return files
+    if not sys.stderr.isatty():
+        return _progress_lines(files)
     return click.progressbar(files, label="loading", file=sys.stderr,
                              item_show_func=lambda item: Path(item[0]).name if item else "")
+
+
+def _progress_lines(files, every: float = 5.0):
+    """Progress for a log or a pipe: a line on stderr at most every `every` seconds (and at the end),
+    each written at once, so that a long load of many files shows how far it got."""
+    import time
+    started = last = time.monotonic()
+    for done, item in enumerate(files):
+        yield item
+        now = time.monotonic()
+        if now - last >= every or done + 1 == len(files):
+            last = now
+            sys.stderr.write(f"kg load: {done + 1} of {len(files)} files done in {now - started:.0f} s "
+                             f"(last: {item[0]})\n")
+            sys.stderr.flush()
 
 
 def _report(outcomes, verb: str) -> int:
@@ -191,7 +208,7 @@ def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), 
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it "
               "(a loader's kind: `kg load --kinds` lists them).")
 @click.option("--kinds", is_flag=True, is_eager=True, expose_value=False, callback=lambda ctx, _, value: _list_kinds(ctx, value),
@@ -224,6 +241,11 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
       kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
       kg load --revise runs/2026-11-20.earl.jsonl # a corrected file: the earlier version stays
     """
+    try:
+        ingest.check_arguments(paths, base)  # before the store is opened: a refused command creates no store
+    except UsageError as err:
+        click.echo(f"kg load: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
@@ -235,7 +257,7 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it.")
 @import_options
 @store_option
@@ -752,6 +774,9 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
     store = _open(store_path, read_only=True)
     params = {"baseline": _system_iri(store, baseline), "candidate": _system_iri(store, candidate),
               "tolerance": tolerance}
+    if params["baseline"] == params["candidate"]:
+        raise click.UsageError(f"the baseline and the candidate are the same system ({params['baseline']}): "
+                               f"compare two different systems")
     if replay_set:
         params["replay_set"] = _set_iri(store, replay_set)
     named = catalogue.load()["compare"]
@@ -913,6 +938,8 @@ def serve(bind, store_path):
 
 def main():
     try:
+        wait_seconds()  # KG_WAIT checked by every command, not only by one that comes to wait
+        damage.watching(True)  # a damaged store ends the command with a message, never a spin (kg/damage.py)
         cli(standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(EXIT_USAGE)
@@ -925,8 +952,19 @@ def main():
     except click.ClickException as err:
         err.show()
         sys.exit(EXIT_REJECTED)
+    except catalogue.ParameterError as err:  # a value given on the command line (kg history, kg compare)
+        click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_REJECTED)
+    except FileNotFoundError as err:
+        # a reader's view of a store whose writer compacted a table file away mid-command (kg.store)
+        table = re.search(r"(\S+)/\d+\.(?:sst|log)\b", str(err))
+        if table is None:
+            raise
+        from .store import changed_under_reader
+        click.echo(f"kg: {changed_under_reader(table.group(1), err)}", err=True)
         sys.exit(EXIT_REJECTED)
     except RuntimeError as err:
         if "Corruption" not in str(err):

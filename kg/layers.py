@@ -242,6 +242,15 @@ def around(change: str, before: list[str], after: list[str] | None = None) -> st
     return _compose(ops)
 
 
+def deferring(change: str, after: list[str]) -> str:
+    """One update: the change (new sources) and the keys their triples touch marked, nothing derived:
+    a load of many small files derives the marked keys together (Store.derive_deferred). The flags go
+    with the marks, so each file's update marks its own sources only."""
+    if not load():
+        return change
+    return _compose([change, flag(after)] + [layer.mark for layer in load()] + [f"DROP SILENT GRAPH <{CHANGED}>"])
+
+
 def rebuilding(mark: bool = True) -> str:
     """The first update of a rebuild: the layers emptied, every source flagged and (unless the caller
     runs the mark step itself) its keys marked; then `derive_chunk` until nothing is touched, and

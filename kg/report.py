@@ -575,10 +575,17 @@ class Site:
         # labels are ids and names, never math: "cost$a^{$b" as mathtext failed and crashed kg report
         plt.rcParams["text.parse_math"] = False
         before = set(plt.get_fignums())
+        import warnings
         try:
-            fig = draw(plt)
-            buffer = io.StringIO()
-            fig.savefig(buffer, format="svg", metadata={"Date": None})
+            # matplotlib's warnings (identical axis limits, say) came out as Python's, with a source path
+            # of matplotlib's: each is said once as kg's own note, naming the chart
+            with warnings.catch_warnings(record=True) as noted:
+                warnings.simplefilter("always")
+                fig = draw(plt)
+                buffer = io.StringIO()
+                fig.savefig(buffer, format="svg", metadata={"Date": None})
+            for message in dict.fromkeys(str(w.message) for w in noted):
+                print(f"kg report: note: chart {name}: {message}", file=sys.stderr)
             return buffer.getvalue()
         except Exception as err:  # noqa: BLE001 - any drawing fault becomes a note on the page
             reason = f"{type(err).__name__}: {err}".strip()

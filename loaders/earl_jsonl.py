@@ -129,15 +129,18 @@ def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earli
             ctx.problem(f"line {n}, /failureCause", f"a failure cause explains a cantTell, found one on {outcome}",
                         'remove "failureCause", or make the outcome "cantTell"')
 
+        implementation = grader.get("implementation")
         if row.get("supersedes") or a_iri in cited_assertions:
-            keys[a_iri] = (system, intent, g_iri)
+            # the grader as earl:assertedBy states it (its version, when the line names one), as
+            # kg.lookups reads a loaded assertion's: a correction in its own file is judged alike
+            version_key = mint.under(implementation, "grader", grader["id"], "version") if implementation else g_iri
+            keys[a_iri] = (system, intent, version_key)
             names[a_iri] = row["id"]
         a, r, g = iri(a_iri), iri(mint.under(row["id"], "result")), iri(g_iri)
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:
             t.add(g, p("apeval:judgeKind"), literal(kind))
-        implementation = grader.get("implementation")
         if implementation:
             # a grader version: another implementation (code, prompt) is another version, and the
             # verdicts of each are kept apart (asserted by the version, a prov:specializationOf the grader)

@@ -64,11 +64,13 @@ def read_inspect(source, ctx):
                     "pip install 'inspect-ai>=0.3.100' (what kg's optional extra [inspect] brings; or, in kg's clone, "
                     "python -m pip install '.[inspect]')")
         ctx.raise_if_problems()
+    refuse_zip_bomb(source.path, ctx)
     try:
         log = read_eval_log(str(source.path))
     except Exception as err:  # a log inspect_ai itself cannot read
-        ctx.problem("", f"inspect_ai cannot read this log: {type(err).__name__}: {str(err)[:300]}",
-                    "check that it is a log written by `inspect eval` (a .eval archive or a .json log)")
+        for place, detail in unreadable(err):
+            ctx.problem(place, f"inspect_ai cannot read this log: {detail}",
+                        "check that it is a log written by `inspect eval` (a .eval archive or a .json log)")
         ctx.raise_if_problems()
     spec = log.eval
     samples = log.samples or []
@@ -155,3 +157,41 @@ def judge(value, threshold: float | None) -> tuple[str, str | None, str | None]:
             return "cantTell", f"score {value}: no threshold is declared for this scorer (kg load --threshold)", rendered
         return ("passed" if value >= threshold else "failed"), f"score {value}, threshold {threshold}", rendered
     return "cantTell", f"score {str(value)[:200]!r} is neither C/I/P/N nor a number", literal(str(value)[:200])
+
+
+# inspect_ai reads an .eval archive's members whole: a 6 MB archive holding a 6 GB member peaked at
+# 5.4 GB before a MemoryError. A member is refused, from the archive's directory, before anything is
+# decompressed, when it would unpack past this (an eval's largest member, a sample with its
+# transcript, is some megabytes); Python's zipfile stops at the size a member declares, so a
+# directory that lies about it cannot take more
+MAX_MEMBER_BYTES = 512 << 20
+
+
+def refuse_zip_bomb(path, ctx) -> None:
+    import zipfile
+    if not zipfile.is_zipfile(path):
+        return
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if member.file_size > MAX_MEMBER_BYTES:
+                ctx.problem(f"member {member.filename}",
+                            f"it would unpack to {member.file_size:,} bytes from {member.compress_size:,} "
+                            f"(more than the {MAX_MEMBER_BYTES >> 20} MiB kg reads of one member: a zip bomb, "
+                            f"or no log inspect eval writes)", "load the log inspect eval wrote, unaltered")
+    ctx.raise_if_problems()
+
+
+def unreadable(err: Exception) -> list[tuple[str, str]]:
+    """(place, what) for a log inspect_ai refuses: each field pydantic names (its JSON pointer in the
+    log), else the error's own words."""
+    errors = getattr(err, "errors", None)
+    if callable(errors):
+        try:
+            found = [("/" + "/".join(str(part) for part in e.get("loc", ())),
+                      "a required field is missing" if e.get("type") == "missing"
+                      else f"{e.get('msg', 'invalid')} (found {str(e.get('input'))[:80]!r})") for e in errors()[:10]]
+            if found:
+                return found
+        except Exception:
+            pass
+    return [("", f"{type(err).__name__}: {str(err)[:300]}")]
