@@ -487,6 +487,14 @@ def query(name, pairs, fmt, wide, chosen, store_path):
         for key, value in params.items():  # an IRI as kg prints it (short id, prefixed name or IRI)
             if iri(key):
                 params[key] = _iri(store, key, value, prefixes)
+        if fmt != "table":  # rows written as the engine's answer is read, never held whole
+            with catalogue.stream(named, store, params) as (columns, rows):
+                try:
+                    output.expand(columns, chosen)
+                except output.ColumnError as err:
+                    raise click.UsageError(str(err)) from None
+                output.write(columns, rows, fmt, sys.stdout, chosen)
+            return
         result = catalogue.run(named, store, params)
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
