@@ -112,3 +112,12 @@ def test_stats_keeps_information_apart_from_warnings(loaded):
     for block in out.split("\n\n"):
         if block.startswith("warnings in "):
             assert "  info:" not in block
+
+
+def test_history_names_the_system_and_trial_of_an_assertion(loaded):
+    # examples/cubby-routing.earl.jsonl: a-0003 is cubby@1.4.0's trial 1 on route-001
+    rows = json.loads(run_kg("history", "a-0003", "--format", "json", "--store", loaded).stdout)
+    asserted = [r for r in rows if r["event"] == "asserted"]
+    assert len(asserted) == 1 and asserted[0]["system"].endswith("/system/cubby@1.4.0") and asserted[0]["trial"] == 1
+    loaded_rows = json.loads(run_kg("history", "--format", "json", "--store", loaded).stdout)
+    assert all(r["system"] is None and r["trial"] is None for r in loaded_rows if r["event"] == "loaded")
