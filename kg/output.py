@@ -108,7 +108,8 @@ def rate_cell(row: dict[str, Any], rate: Rate) -> str:
     if rate.count:
         count = row.get(rate.count)
         return f"{'' if count is None else count}/{of_text} {_percent(value)}{interval}"
-    return f"{_percent(value, rate.signed)}{interval} of {of_text}"
+    # a row with no denominator (a comparison refused before counting) says n/a alone, not "n/a of "
+    return f"{_percent(value, rate.signed)}{interval}" + (f" of {of_text}" if of_text else "")
 
 
 # path words that name what follows rather than a thing: a grader's /version/DIGEST, a system's /run/ID

@@ -30,6 +30,7 @@ def test_a_rate_that_could_not_be_computed_says_so_never_zero():
     row = {"passed_at_1": 0, "cases_at_1": 0, "pass_at_1": None, "pass_at_1_low": None, "pass_at_1_high": None}
     assert rate_cell(row, PASS1) == "0/0 n/a"
     assert rate_cell({"cases_at_k": 0, "pass_at_k": None}, PASSK) == "n/a of 0"
+    assert rate_cell({"cases_at_k": None, "pass_at_k": None}, PASSK) == "n/a"  # no denominator: not "n/a of "
 
 
 COLUMNS = ["system", "grader_kind", "k", "passed_at_1", "cases_at_1", "excluded_grader", "excluded_environment",
