@@ -58,7 +58,8 @@ import copy
 import difflib
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -750,11 +751,15 @@ def as_boolean(query: NamedQuery, column: str, value: Any) -> bool | None:
 
 
 def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Result:
+    return Result(query.output_columns, list(finished(query, rows, params)), query)
+
+
+def finished(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each engine row finished as it comes (booleans, packed tokens, derived columns, statuses)."""
     values = query.parameter_values(params)
     columns = query.output_columns
     booleans = [c for c, t in query.types.items() if t == "boolean"]
     statuses = [c for c, t in query.types.items() if t == "status"]
-    finished = []
     for row in rows:
         for c in booleans:
             row[c] = as_boolean(query, c, row.get(c))
@@ -766,14 +771,11 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
             if row.get(c) is not None:
                 row[c] = Status(row[c])
         # a column that is a bound parameter holds its value: the bound text does not project it
-        finished.append({c: row[c] if c in row else values.get(c) for c in columns})
-    return Result(columns, finished, query)
+        yield {c: row[c] if c in row else values.get(c) for c in columns}
 
 
-def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=None) -> Result:
-    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`);
-    with a cache (kg/cache.py), an answer kept for the store's present state is used instead."""
-    params = params or {}
+def run_check(query: NamedQuery, backend) -> None:
+    """Refuses a query on an engine known to compute it wrongly (its header's `unsupported`)."""
     engine = getattr(backend, "engine", None)
     if engine is None and query.unsupported and hasattr(backend, "identify_engine"):
         engine = backend.identify_engine()
@@ -781,6 +783,13 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=
         from .errors import StoreUnavailable
         raise StoreUnavailable(f"{query.name} is not run on {engine}: {query.unsupported[engine]} — "
                                f"kg refuses rather than report its wrong numbers (see docs/engines.md)")
+
+
+def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=None) -> Result:
+    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`);
+    with a cache (kg/cache.py), an answer kept for the store's present state is used instead."""
+    params = params or {}
+    run_check(query, backend)
     variables, rows = select(backend, query.bound_text(params), cache)
     # each engine row is let go as its finished row is made, so that a million-row answer is held
     # once, not three times (the rows, their dicts, the finished dicts)
@@ -793,6 +802,22 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=
     from .names import name_systems
     name_systems(backend, result.columns, result.rows, cache)  # shown by their names, as the report shows them
     return result
+
+
+@contextmanager
+def stream(query: NamedQuery, backend, params: dict[str, Any] | None = None):
+    """As `run`, but (columns, an iterator of finished rows) as the backend gives them: the embedded
+    store's answer read from a file (Store.stream_values), never held whole; a backend without
+    stream_values answers as select_values does."""
+    params = params or {}
+    run_check(query, backend)
+    text = query.bound_text(params)
+    if hasattr(backend, "stream_values"):
+        with backend.stream_values(text) as (variables, rows):
+            yield query.output_columns, finished(query, (dict(zip(variables, r)) for r in rows), params)
+        return
+    variables, rows = backend.select_values(text)
+    yield query.output_columns, finished(query, (dict(zip(variables, r)) for r in rows), params)
 
 
 def select(backend, text: str, cache=None) -> tuple[list[str], list[tuple]]:

@@ -4,6 +4,7 @@ failed."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import re
 import sys
@@ -312,14 +313,15 @@ def stats(fmt, warnings, store_path):
              "warnings": [{k: v for k, v in w.items() if v is not None} for w in s.warnings]}
             for s in sources]}, indent=2))
         return
-    rows = [("kind", "triples", "warnings", "sha256", "pins", "path")]
+    rows = [("kind", "triples", "warnings", "info", "sha256", "pins", "path")]
     for s in sources:
         pins = s.pins[0][:19] + (f" (+{len(s.pins) - 1})" if len(s.pins) > 1 else "") if s.pins else ""
         warned = sum(1 for w in s.warnings if w["severity"].endswith("#Warning"))
-        rows.append((s.kind, str(s.triples), str(warned), s.sha256[:12], pins, _short(s.path)))
+        informed = sum(1 for w in s.warnings if w["severity"].endswith("#Info"))
+        rows.append((s.kind, str(s.triples), str(warned), str(informed), s.sha256[:12], pins, _short(s.path)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        click.echo("  ".join(c.ljust(w) if i in (0, 3, 4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        click.echo("  ".join(c.ljust(w) if i in (0, 4, 5, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
     data = [s for s in sources if s.kind != "vocabulary"]
     click.echo(f"\n{len(data)} source(s), {sum(s.triples for s in data)} triples "
                f"(+{len(sources) - len(data)} vocabularies); {len(store)} quads in {store.path}")
@@ -332,15 +334,17 @@ def stats(fmt, warnings, store_path):
         state = "" if layer["current"] else " (out of date: rebuilt when the store is next opened for writing)"
         click.echo(f"derived: {layer['name']} — {layer['nodes']} nodes, {layer['triples']} triples in "
                    f"{layer['graph']}, from {_short(layer['rules'])}{state}")
-    if warnings:
+    if warnings:  # warnings (sh:Warning) apart from information (sh:Info): only the first are counted above
         for s in sources:
-            if s.warnings:
-                click.echo(f"\nwarnings in {_short(s.path)}:")
+            for severity, heading in (("warning", "warnings"), ("info", "information (not warnings)")):
+                mine = [w for w in s.warnings if w["severity"].rsplit("#", 1)[-1].lower() == severity]
+                if not mine:
+                    continue
+                click.echo(f"\n{heading} in {_short(s.path)}:")
                 grouped: dict[str, list] = {}
-                for w in s.warnings:
+                for w in mine:
                     grouped.setdefault(w["message"], []).append(w)
                 for message, ws in grouped.items():
-                    severity = ws[0]["severity"].rsplit("#", 1)[-1].lower()
                     where = ws[0]["value"] or ws[0]["focus"] or "a blank node"
                     more = f" and {len(ws) - 1} more" if len(ws) > 1 else ""
                     click.echo(f"  {severity}: {message} — {where}{more}")
@@ -507,10 +511,15 @@ def queries(name, fmt):
     if fmt == "json":
         click.echo(json.dumps([_describe(q) for q in entries.values()], indent=2))
         return
-    rows = [{"name": q.name, "summary": q.summary,
-             "params": " ".join(f"{p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())}
-            for q in entries.values()]
-    click.echo(output.render(["name", "params", "summary"], rows), nl=False)
+    # a query a line (its name and parameters), its summary folded below it to the terminal's width
+    width = output.terminal_width() or 100
+    for q in entries.values():
+        params = " ".join(f"-p {p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())
+        click.echo(textwrap.fill(f"{q.name}  {params}".rstrip(), width, subsequent_indent="    ",
+                                 break_on_hyphens=False))
+        click.echo(textwrap.fill(q.summary, width, initial_indent="    ", subsequent_indent="    ",
+                                 break_on_hyphens=False))
+    click.echo(f"({len(entries)} queries; kg queries NAME describes one)")
 
 
 def _named(entries, name):
@@ -560,11 +569,35 @@ def query(name, pairs, fmt, wide, chosen, store_path):
     """
     named = _named(catalogue.load(), name)
     store = _open(store_path, read_only=True)
+    params, prefixes = _parse_params(pairs), _prefixes(store)
     try:
-        result = catalogue.run(named, store, _parse_params(pairs))
+        def iri(key):
+            return key in named.params and named.params[key].type == "iri"
+        # unknown, missing and ill-typed parameters refused before any IRI is looked up
+        named.terms({key: "urn:kg:checked-below" if iri(key) else value for key, value in params.items()})
+        for key, value in params.items():  # an IRI as kg prints it (short id, prefixed name or IRI)
+            if iri(key):
+                params[key] = _iri(store, key, value, prefixes)
+        if fmt != "table":  # rows written as the engine's answer is read, never held whole
+            with catalogue.stream(named, store, params) as (columns, rows):
+                try:
+                    output.expand(columns, chosen)
+                except output.ColumnError as err:
+                    raise click.UsageError(str(err)) from None
+                output.write(columns, rows, fmt, sys.stdout, chosen)
+            return
+        result = catalogue.run(named, store, params)
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
-    _print_rows(result.columns, result.rows, fmt, _prefixes(store), named.rates, wide, chosen)
+    _print_rows(result.columns, result.rows, fmt, prefixes, named.rates, wide, chosen)
+
+
+def _iri(store, param: str, value: str, prefixes: dict[str, str]) -> str:
+    from .ids import UnknownId, resolve
+    try:
+        return resolve(store, param, value, prefixes)
+    except UnknownId as err:
+        raise click.UsageError(str(err)) from None
 
 
 @cli.command()
@@ -596,7 +629,7 @@ def history(subject, fmt, store_path):
     rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
                   key=lambda r: tuple("" if r.get(c) is None else str(r[c]) for c in ("time", "event", "subject", "detail")))
     columns = [c for c in named.columns]
-    click.echo(output.render(columns, rows, fmt, _prefixes(store)), nl=False)
+    click.echo(output.render(columns, rows, fmt, _prefixes(store), width=output.terminal_width()), nl=False)
 
 
 def _history_subjects(store, value: str) -> list[str]:
@@ -606,8 +639,8 @@ def _history_subjects(store, value: str) -> list[str]:
     path = Path(value)
     if path.exists():
         return [path.resolve().as_uri()]
-    if "://" in value or value.startswith(("urn:", "file:")):
-        return [value]
+    if "://" in value or value.startswith(("urn:", "file:")) or ":" in value and not value.startswith("sha"):
+        return [_iri(store, "of", value, _prefixes(store))]  # an IRI or prefixed name: refused when it names nothing
     rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
                            { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }
                            ORDER BY ?s""", id=ox.Literal(value))
@@ -618,19 +651,38 @@ def _history_subjects(store, value: str) -> list[str]:
     return found
 
 
+def _list_prefixes(store_path) -> None:
+    where = _where(store_path)
+    prefixes = _prefixes(_open(store_path, read_only=True)) if where.endpoint or where.exists() else dict(PREFIXES)
+    width = max(len(p) for p in prefixes) + 1
+    for prefix, namespace in prefixes.items():
+        click.echo(f"{(prefix + ':').ljust(width)}  {namespace}")
+
+
 @cli.command()
-@click.argument("query_text")
+@click.argument("query_text", required=False)
+@click.option("--prefixes", "list_prefixes", is_flag=True,
+              help="List the prefixes every query may use undeclared, and exit.")
 @format_option
 @table_options
 @store_option
-def sparql(query_text, fmt, wide, chosen, store_path):
-    """Run ad-hoc SPARQL (text, or a file) over the union of all graphs.
+def sparql(query_text, list_prefixes, fmt, wide, chosen, store_path):
+    """Run ad-hoc SPARQL (text, or a .rq file) over the union of all graphs.
+
+    The catalogue's prefixes (earl:, apeval:, prov:, dcterms:, kg:, ...), the store's `id:` and the
+    prefixes the loaded replay sets declare may be used without a PREFIX line (`--prefixes` lists them);
+    a query's own PREFIX lines take precedence.
 
     \b
     Examples:
-      kg sparql 'SELECT ?set ?digest WHERE { ?set <https://agenticprimitives.dev/ns/evaluation#setDigest> ?digest }'
+      kg sparql 'SELECT ?set ?digest WHERE { ?set apeval:setDigest ?digest }'
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
+      kg sparql --prefixes
     """
+    if list_prefixes:
+        return _list_prefixes(store_path)
+    if query_text is None:
+        raise click.UsageError("give a SELECT query (its text in quotes, or a .rq file), or --prefixes")
     text = _query_text(query_text)
     form = _query_form(text)
     if form in UPDATE_FORMS:  # else the engine's parser says "expected CONSTRUCT", which misleads
@@ -639,22 +691,52 @@ def sparql(query_text, fmt, wide, chosen, store_path):
     if form in ("ASK", "CONSTRUCT", "DESCRIBE"):
         raise click.UsageError(f"kg sparql runs SELECT queries only, and this is {form}: rewrite it as a SELECT")
     store = _open(store_path, read_only=True)
+    prefixes = _prefixes(store)
+    declared = {m.group(1) for m in re.finditer(r"PREFIX\s+([^\s:]*):", catalogue.code_only(text), re.IGNORECASE)}
+    # on one line, so that the engine's line numbers are the text's plus one
+    prologue = " ".join(f"PREFIX {p}: <{ns}>" for p, ns in prefixes.items() if p not in declared)
     try:
-        variables, rows = store.select_values(text)
+        variables, rows = store.select_values(prologue + "\n" + text)
     except SyntaxError as err:
-        raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
+        raise click.UsageError(_syntax_error(str(err), text, prefixes)) from None
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries only") from None
-    _print_rows(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store), None, wide, chosen)
+    _print_rows(variables, [dict(zip(variables, r)) for r in rows], fmt, prefixes, None, wide, chosen)
+
+
+def _syntax_error(message: str, text: str, prefixes: dict[str, str]) -> str:
+    """The engine's parser error said shortly, at its place in the text as given: the line with a caret
+    under the column, and what was expected (without the character classes the parser lists)."""
+    where = re.match(r"error at (\d+):(\d+): (.*)", " ".join(message.split()))
+    if not where:
+        return f"the query is not valid SPARQL: {message.splitlines()[0][:200]}"
+    line, column, expected = int(where.group(1)) - 1, int(where.group(2)), where.group(3)
+    lines = text.splitlines() or [""]
+    shown = lines[line - 1] if 0 < line <= len(lines) else ""
+    caret = " " * max(0, column - 1) + "^"
+    if "Prefix not found" in expected:
+        start = shown.rfind(" ", 0, column - 1) + 1
+        word = shown[start:].split(":", 1)[0] if shown else "?"
+        why = (f"the prefix {word}: is not declared: add PREFIX {word}: <...> "
+               f"(`kg sparql --prefixes` lists those kg declares)")
+    else:
+        words = [w.strip(" '\"") for w in re.split(r",\s*", re.sub(r"\[[^\]]*\]", "", expected.removeprefix("expected one of ")))]
+        words = [w for w in words if w]
+        why = "expected " + (" or ".join(words[:6]) if words else expected[:120])
+    return f"the query is not valid SPARQL at line {line}, column {column}: {why}\n  {shown}\n  {caret}"
 
 
 def _query_text(argument: str) -> str:
-    """The argument as a file's content when it names a file, else as the query itself."""
+    """The argument as a file's content when it names a file, else as the query itself; a word with no
+    space or brace (`pass-at-k.rq`) is a file's name, and one that does not exist is said to be missing."""
     try:
         is_file = Path(argument).is_file()
     except (OSError, ValueError):  # a query longer than a file name may be, or holding a NUL
         is_file = False
     if not is_file:
+        if not re.search(r"[\s{]", argument):
+            raise click.UsageError(f"no query file {argument}: it does not exist (a query given as text "
+                                   f"has a {{ ... }} pattern; quote it)")
         return argument
     try:
         return Path(argument).read_text(encoding="utf-8")
@@ -673,29 +755,12 @@ def _query_form(text: str) -> str:
     return match.group(1).upper() if match else ""
 
 
-def _resource_iri(store, value: str, kind: str, what: str, listing: str) -> str:
-    """A resource of `kind` (earl:TestSubject, apeval:ReplaySet) named by its IRI or by the id its
-    files gave it (`cubby@1.4.0`); an id that names none or several is a usage error saying which exist."""
-    import pyoxigraph as ox
-    rows = store.select(f"SELECT DISTINCT ?s WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}",
-                        id=ox.Literal(value))
-    if len(rows) == 1:
-        return rows[0][0].value
-    if "://" in value or value.startswith("urn:"):
-        return value
-    if rows:
-        raise click.UsageError(f"the {what} id {value!r} names {len(rows)} {what}s: give its IRI")
-    known = sorted(r[0].value for r in store.select(
-        f"SELECT DISTINCT ?id WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}"))
-    raise click.UsageError(f"no {what} {value!r} is loaded ({listing}: {', '.join(known) or 'none'})")
-
-
 def _system_iri(store, value: str) -> str:
-    return _resource_iri(store, value, "earl:TestSubject", "system", "systems")
+    return _iri(store, "system", value, _prefixes(store))
 
 
 def _set_iri(store, value: str) -> str:
-    return _resource_iri(store, value, "apeval:ReplaySet", "replay set", "replay sets")
+    return _iri(store, "replay_set", value, _prefixes(store))
 
 
 # the columns `kg compare` shows in a table; csv, tsv and json give every column of the query
@@ -703,6 +768,10 @@ COMPARE_TABLE = ["replay_set", "grader_kind", "grader", "status", "cases", "pair
                  "unchanged", "new_wrong_answers", "baseline_only", "candidate_only", "excluded_cases",
                  "pass1_cases", "pass_at_1_difference", "pass_at_1_difference_low", "pass_at_1_difference_high",
                  "mcnemar_p", "pass_rate_difference", "pass_rate_difference_low", "pass_rate_difference_high"]
+
+
+# the grader kinds a verdict may have (pass-at-k's grader_kind column): a gate names one of these
+GRADER_KINDS = ("mechanical", "model", "human", "undeclared")
 
 
 def compare_gate(rows, kinds, fail_on_regression: bool, max_drop: float | None, new_wrong_answers: bool,
@@ -771,6 +840,12 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
       kg compare cubby@1.4.0 cubby@1.5.0-rc1 --fail-on-regression --max-drop 0.05 --tolerance 0.34
       kg compare cubby@1.4.0 cubby@1.5.0-rc1 --new-wrong-answers || echo "a new wrong answer"
     """
+    unknown = [k for k in gate_kinds if k not in GRADER_KINDS]
+    if unknown:  # a typo must not read as a gate failed (exit 4) for a kind with no verdicts
+        close = [c for k in unknown for c in difflib.get_close_matches(k, GRADER_KINDS, n=1)]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise click.UsageError(f"--gate-kind {', '.join(unknown)}: not a grader kind{hint}; the kinds: "
+                               f"{', '.join(GRADER_KINDS)}")
     store = _open(store_path, read_only=True)
     params = {"baseline": _system_iri(store, baseline), "candidate": _system_iri(store, candidate),
               "tolerance": tolerance}

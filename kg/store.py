@@ -454,6 +454,26 @@ class Store(CatalogueStore):
                 names, rows = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")
             return names, [values(fields) for fields in rows]
 
+    @contextmanager
+    def stream_values(self, text: str):
+        """As select_values, but (variables, an iterator of rows) read from a file as they are used, so
+        that an answer of any size is never held: the engine's TSV answer, ordered on disk by
+        kg/ordering.py (sort_on_disk) when the query ends with an ORDER BY kg orders, else by the engine."""
+        from .catalogue import remembered, tsv_value
+        from .ordering import sort_on_disk, split_order_by
+        split = split_order_by(text)
+        value = remembered(tsv_value)
+        with tempfile.TemporaryDirectory(prefix="kg-answer-") as folder:
+            names, rows = self._tsv_answer(split[0] if split else text, Path(folder) / "answer.tsv")
+            ordered = sort_on_disk(names, rows, split[1], folder) if split else rows
+            if ordered is None:  # values whose order kg does not reproduce: the engine sorts
+                rows.close()
+                names, ordered = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")
+            try:
+                yield names, (tuple([value(f) for f in fields]) for fields in ordered)
+            finally:
+                ordered.close()
+
     def _tsv_answer(self, text: str, path: Path):
         """(variables, an iterator of each row's values as TSV text) of a SELECT, written to `path`."""
         result = self.ox.query(text, **self._graphs(union=True))
