@@ -6,8 +6,8 @@ A layer file has a `#+` header (summary, graph: the derived graph it writes) and
 opened by a `#+ step: NAME` line:
 
 - mark: runs before a change, while the changed sources' old triples are still in place, and
-  notes in the pending graph the keys they touch; kg flags the changed sources there first
-  (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
+  notes in <urn:kg:layer:touched> the keys they touch; kg flags the changed sources first
+  (`GRAPH <urn:kg:layer:changed> { <source> a kg:ChangedSource }`);
 - derive: runs after the change and recomputes the marked keys.
 
 Keys are (case, system) pairs, marked into <urn:kg:layer:touched> and derived from
