@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from . import paths
+from . import paths, statuses
 from .terms import CATALOGUE_GRAPH, KG
 
 # scratch graphs of a write: the sources it changes, the keys their triples touch, the keys being derived
@@ -139,8 +139,10 @@ def load() -> tuple[Layer, ...]:
 
 
 def version() -> str:
-    """One digest of every layer's rules: a store whose layers were made by other rules rebuilds them."""
-    return hashlib.sha256(" ".join(f"{l.name}:{l.sha256}" for l in load()).encode()).hexdigest()[:16]
+    """One digest of every layer's rules and of the scheme of verdict statuses they read (kg/statuses.py):
+    a store whose layers were made by other rules, or another scheme, rebuilds them."""
+    rules = " ".join(f"{l.name}:{l.sha256}" for l in load()) + " " + repr(statuses.scheme())
+    return hashlib.sha256(rules.encode()).hexdigest()[:16]
 
 
 def graphs() -> set[str]:
