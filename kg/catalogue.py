@@ -871,4 +871,19 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
                 interval = f", 95% interval `{r.low}`–`{r.high}`" if r.low and r.high else ""
                 how += f" · rate: {what} `{r.of}`{interval}"
             lines.append(f"| `{c}` | {q.columns[c]}{how} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _statuses_markdown()) + "\n"
+
+
+def _statuses_markdown() -> list[str]:
+    """The scheme of verdict statuses (kg/statuses.py): what each kg:status means to every rate."""
+    from . import statuses
+    lines = ["", "## Verdict statuses", "",
+             "What each status of the verdict layer (`kg:status`) means to every rate, from the SKOS scheme",
+             "`kg:verdictStatuses` in kg's vocabulary (`kg/vocab/kg.ttl`, and a project's `vocab/*.ttl`): the",
+             "queries and the tally layer read it from the store, the report from the same files. A status that",
+             "counts is in a rate's denominator; an excluded one is counted beside it, in the `excluded_*` column",
+             "its exclusion names.", "", "| status | label | counts | exclusion |", "|---|---|---|---|"]
+    for s in statuses.scheme():
+        where = f"`excluded_{s.reason}`" if s.reason else "—"
+        lines.append(f"| `{s.notation}` | {s.label} | {'yes' if s.counts else 'no'} | {where} |")
+    return lines

@@ -160,8 +160,9 @@ def sha256_hex(data: bytes) -> str:
 
 
 def ensure_vocabularies(store: Store) -> None:
-    """The vocabularies kg ships, each in its own graph, reloaded only when they change."""
-    for ttl in sorted(paths.VOCAB.glob("*.ttl")):
+    """The vocabularies kg ships and the project's (paths.vocabularies), each in its own graph,
+    reloaded only when they change."""
+    for ttl in paths.vocabularies():
         graph = f"urn:kg:vocab:{ttl.stem}"
         data = ttl.read_bytes()
         sha = sha256_hex(data)
@@ -169,7 +170,8 @@ def ensure_vocabularies(store: Store) -> None:
             continue
         import pyoxigraph as ox
         text = ox.serialize(ox.parse(data, format=ox.RdfFormat.TURTLE), format=ox.RdfFormat.N_TRIPLES).decode()
-        record = SourceRecord(graph=graph, path=str(ttl), kind="vocabulary", sha256=sha, loader="kg/vocab",
+        loader = "kg/vocab" if ttl.parent == paths.VOCAB else "vocab"  # kg's own, or the project's
+        record = SourceRecord(graph=graph, path=str(ttl), kind="vocabulary", sha256=sha, loader=loader,
                               triples=text.count("\n"))
         store.replace_source(record, text)
 

@@ -31,7 +31,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from . import catalogue, names, output, paths
+from . import catalogue, names, output, paths, statuses
 from .cache import AnswerCache, keep, keep_written
 from .errors import OutputUnwritable, UsageError
 from .output import shorten
@@ -40,16 +40,12 @@ from .terms import PREFIXES
 DEFAULT_OUT = "build/report"
 PAGE_ROWS = 500  # rows per page of a verdict list; a longer list is split over numbered pages
 MATRIX_CASES = 200  # cases per page of the cases × systems matrix
-# the reasons a trial is left out of pass@k, as the verdict layer classes them (pass-at-k's excluded_* columns)
-EXCLUSIONS = {"grader": "grader failure", "environment": "environment failure", "unexplained": "unexplained cantTell",
-              "inapplicable": "inapplicable", "untested": "untested", "other": "not an EARL outcome",
-              "conflicting": "conflicting verdicts",
-              "not_preregistered": "judged against criteria not registered before the run (J2)"}
-
-
-def status_of(reason: str) -> str:
-    """The verdict layer's status for an excluded_<reason> column: not_preregistered → not-preregistered."""
-    return reason.replace("_", "-")
+def exclusions() -> list[tuple[str, str, str, frozenset[str]]]:
+    """The reasons a trial is left out of pass@k (pass-at-k's excluded_<reason> columns), each with its
+    label, the words a card shows and the verdict statuses counted under it: read from the scheme of
+    verdict statuses (kg/vocab/kg.ttl, kg/statuses.py), never listed here."""
+    words = statuses.exclusion_words()
+    return [(reason, label, words[reason], statuses.feeding(reason)) for reason, label in statuses.exclusions().items()]
 
 
 def _once(method):
@@ -357,7 +353,8 @@ class Site:
         reason, as `sections`: (key, title, trials) where a trial is the verdict of one case and
         trial index, with its assertions and their distinct outcomes, failure causes and infos
         (`outcomes`, `causes`, `infos`: text, one filter chain fewer per row in the page). The counts agree with the row's by construction of the same
-        verdict layer; `mismatch` lists any that do not, and the page says so."""
+        verdict layer; `mismatch` lists any that do not, and the page says so. `exclusions`: (reason, a
+        card's words) per exclusion, from the scheme of verdict statuses."""
         if self.k in self._groups:
             return self._groups[self.k]
         by_key: dict[tuple, dict[tuple, list]] = {}
@@ -374,23 +371,24 @@ class Site:
                        "causes": ", ".join(_distinct(v["failure_cause"] for v in vs if v["failure_cause"])),
                        "infos": " · ".join(_distinct(v["info"] for v in vs if v["info"]))}
                       for (c, t), vs in sorted(by_key.get(key, {}).items(), key=lambda i: (i[0][0], i[0][1]))]
-            counted = [t for t in trials if t["trial"] == 0 and t["status"] in ("passed", "failed")]
+            counting, excluded = statuses.counting(), exclusions()
+            counted = [t for t in trials if t["trial"] == 0 and t["status"] in counting]
             sections = [("counted", "counted in pass@1: trial 0 eligible", counted),
                         ("later", "eligible trials after trial 0 (counted in pass@k and pass^k)",
-                         [t for t in trials if t["trial"] != 0 and t["status"] in ("passed", "failed")])]
-            for reason in EXCLUSIONS:
-                sections.append((f"excluded-{reason}", f"excluded: {EXCLUSIONS[reason]}",
-                                 [t for t in trials if t["status"] == status_of(reason)]))
+                         [t for t in trials if t["trial"] != 0 and t["status"] in counting])]
+            for reason, label, _, fed_by in excluded:
+                sections.append((f"excluded-{reason}", f"excluded: {label}", [t for t in trials if t["status"] in fed_by]))
             mismatch = []
             if len(counted) != row["cases_at_1"]:
                 mismatch.append(f"cases_at_1 {row['cases_at_1']} but {len(counted)} trial-0 verdicts listed")
             if sum(t["status"] == "passed" for t in counted) != row["passed_at_1"]:
                 mismatch.append("passed_at_1 differs from the passed trial-0 verdicts listed")
-            for reason in EXCLUSIONS:
-                listed = sum(t["status"] == status_of(reason) for t in trials)
+            for reason, _, _, fed_by in excluded:
+                listed = sum(t["status"] in fed_by for t in trials)
                 if listed != row[f"excluded_{reason}"]:
                     mismatch.append(f"excluded_{reason} {row[f'excluded_{reason}']} but {listed} listed")
-            groups.append({"row": row, "slug": group_slug(*key), "sections": sections, "mismatch": mismatch})
+            groups.append({"row": row, "slug": group_slug(*key), "sections": sections, "mismatch": mismatch,
+                           "exclusions": [(reason, words) for reason, _, words, _ in excluded]})
         self._groups[self.k] = groups
         return groups
 

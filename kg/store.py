@@ -301,6 +301,9 @@ class CatalogueStore:
         if not self._layers_stale():
             return False
         started = time.monotonic()
+        # the layers read the scheme of verdict statuses from the store's vocabulary: brought up to date first
+        from .ingest import ensure_vocabularies
+        ensure_vocabularies(self)
         self.rebuild_layers()
         sys.stderr.write(f"kg: the derived layers of {self.path} were made by another version of kg (or none): "
                          f"rebuilt from its sources in {time.monotonic() - started:.1f} s\n")
