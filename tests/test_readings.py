@@ -82,3 +82,26 @@ def test_the_report_lists_what_the_readings_flag(tmp_path):
     page = (tmp_path / "site" / "index.html").read_text()
     assert 'data-attention="reference-below-bar"' in page
     assert "route-po (0.8)" in page
+
+
+def test_an_impossible_selection_is_refused_from_streamed_turtle_as_from_a_small_file(tmp_path, monkeypatch):
+    """The RDF check reads the written graph when a big file is streamed (STREAM_BYTES 0: every file)."""
+    from kg import ingest as ingest_module
+    docs = formats_files()
+    turtle = ('@prefix earl: <http://www.w3.org/ns/earl#> .\n'
+              '@prefix apeval: <https://agenticprimitives.dev/ns/evaluation#> .\n'
+              '<urn:x:s1> a earl:Assertion ; earl:subject <urn:x:S> ; earl:assertedBy <urn:x:g> ; earl:mode earl:automatic ;\n'
+              '  earl:test <https://kg.example/id/replayset/desk/intent/joke> ;\n'
+              '  earl:result [ a earl:TestResult ; earl:outcome earl:passed ; apeval:selectionOutcome apeval:so-tp ] .\n')
+    for streamed in (False, True):
+        monkeypatch.setattr(ingest_module, "STREAM_BYTES", 0 if streamed else 1 << 20)
+        folder = tmp_path / f"streamed-{streamed}"
+        folder.mkdir()
+        store, _ = loaded(folder, {"desk.replayset.json": docs["desk.replayset.json"],
+                                   "desk.gold.json": docs["desk.gold.json"]})
+        (folder / "sel.ttl").write_text(turtle)
+        [outcome] = ingest.load(store, [folder / "sel.ttl"])
+        assert outcome.status == "rejected", streamed
+        assert "selection outcome tp needs a gold skill, but the gold expects none of " \
+               "<https://kg.example/id/replayset/desk/intent/joke> (a decline case)" in str(outcome.problems), \
+            (streamed, outcome.problems)
