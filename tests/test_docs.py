@@ -105,6 +105,42 @@ def test_the_formats_estate_loads_as_written(tmp_path):
     assert [r for r in earl_rows if "several assertors" in r], stats.stdout
 
 
+def test_the_rdf_each_example_becomes_is_what_kg_stores(tmp_path):
+    """Each "The RDF it becomes" of formats.md is, triple for triple (blank nodes matched by
+    isomorphism), the graph kg stores for the example above it, with /srv/evidence/ where the test
+    wrote the files."""
+    import pyoxigraph as ox
+    import rdflib
+    from rdflib.compare import graph_diff, to_isomorphic
+
+    from kg import ingest
+    from kg.store import Store
+    estate = tmp_path / "evidence"
+    estate.mkdir()
+    files = formats_files()
+    for name, body in files.items():
+        (estate / name).write_text(body)
+    store = Store(":memory:")
+    ingest.ensure_vocabularies(store)
+    assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
+    shown, last_named = {}, None
+    for b in fences(DOCS / "formats.md"):
+        if (m := NAMED.match(b["prev"])):
+            last_named = m.group(1)
+        elif b["heading"] == "The RDF it becomes" and b["lang"] == "turtle" and last_named not in shown:
+            shown[last_named] = b["body"]
+    assert set(shown) == set(files), set(files) - set(shown)
+    for name, turtle in shown.items():
+        doc = rdflib.Graph().parse(data=turtle.replace("file:///srv/evidence/", estate.resolve().as_uri() + "/"),
+                                   format="turtle")
+        text = "".join(f"{q.subject} {q.predicate} {q.object} .\n"
+                       for q in store.ox.quads_for_pattern(None, None, None, ox.NamedNode((estate / name).resolve().as_uri())))
+        stored = rdflib.Graph().parse(data=text, format="nt")
+        _, only_doc, only_stored = graph_diff(to_isomorphic(doc), to_isomorphic(stored))
+        assert not only_doc and not only_stored, \
+            f"{name}: formats.md shows {sorted(only_doc)[:5]}, kg stores {sorted(only_stored)[:5]}"
+
+
 def test_the_measurements_example_loads(tmp_path):
     estate = tmp_path / "evidence"
     estate.mkdir()
