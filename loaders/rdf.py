@@ -10,7 +10,7 @@ from typing import Iterator
 import pyoxigraph as ox
 
 from kg.loading import Projection, as_ntriples, loader
-from kg.lookups import VALUES_CHUNK, check_supersessions, loaded_among
+from kg.lookups import SELECTION_NOTATIONS, VALUES_CHUNK, GoldSkills, check_selection, check_supersessions, loaded_among
 from kg.store import SPARQL_PREFIXES
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
@@ -18,7 +18,9 @@ RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*
 
 EARL = "http://www.w3.org/ns/earl#"
 RESULT, OUTCOME = ox.NamedNode(EARL + "result"), ox.NamedNode(EARL + "outcome")
-SUPERSEDES = ox.NamedNode("https://agenticprimitives.dev/ns/evaluation#supersedes")
+APEVAL = "https://agenticprimitives.dev/ns/evaluation#"
+SUPERSEDES = ox.NamedNode(APEVAL + "supersedes")
+SELECTION, TEST = ox.NamedNode(APEVAL + "selectionOutcome"), ox.NamedNode(EARL + "test")
 KEY = (ox.NamedNode(EARL + "subject"), ox.NamedNode(EARL + "test"), ox.NamedNode(EARL + "assertedBy"))
 
 
@@ -56,6 +58,14 @@ class InMemory:
         self._edges = [(t.subject.value, t.object.value) for t in triples
                        if t.predicate == SUPERSEDES and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode)]
         self._triples = triples if self._edges else []  # keys are only asked for when the file supersedes
+        selected = {t.subject: t.object.value for t in triples if t.predicate == SELECTION and isinstance(t.object, ox.NamedNode)}
+        tests = {t.subject.value: t.object.value for t in triples
+                 if t.predicate == TEST and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode)}
+        self._selections = sorted((a, tests[a], selected[r]) for r in selected for a in results.get(r, ()) if a in tests)
+
+    def selections(self) -> list[tuple[str, str, str]]:
+        """(assertion, its earl:test, its result's apeval:selectionOutcome) for each IRI assertion."""
+        return self._selections
 
     def stated_outcomes(self) -> Iterator[dict[str, set[str]]]:
         wanted = sorted(self._outcomes)
@@ -117,6 +127,11 @@ class Written:
 
     def keys(self) -> "WrittenKeys":
         return WrittenKeys(self)
+
+    def selections(self) -> list[tuple[str, str, str]]:
+        # one row per distinct (test, outcome) would do for the check; the assertion names the place
+        return [(a.value, t.value, o.value) for a, t, o in self.select("""SELECT ?a ?t ?o WHERE { GRAPH ?written {
+            ?a earl:test ?t ; earl:result ?r . ?r apeval:selectionOutcome ?o } FILTER(isIRI(?a) && isIRI(?t) && isIRI(?o)) }""")]
 
 
 class WrittenKeys:
@@ -208,6 +223,7 @@ def read_earl(source, ctx):
     def check(facts) -> None:
         refuse_restated_outcomes(facts, ctx)
         refuse_unsound_supersessions(facts, ctx)
+        refuse_impossible_selections(facts, ctx)
     if ctx.streamed and source.streams_rdf():
         def check_written(graph: str) -> None:
             check(Written(ctx, graph))
@@ -216,6 +232,15 @@ def read_earl(source, ctx):
     triples = triples_of(source)
     check(InMemory(triples))
     return Projection(as_ntriples(triples + default_kinds(triples)))
+
+
+def refuse_impossible_selections(facts, ctx) -> None:
+    """A selection outcome the loaded gold rules out (kg.lookups.check_selection), as in JSON Lines."""
+    gold = GoldSkills(ctx)
+    for assertion, test, outcome in facts.selections():
+        notation = SELECTION_NOTATIONS.get(outcome.removeprefix(APEVAL))
+        if notation:
+            check_selection(ctx, gold, f"focus node <{assertion}>", test, notation)
 
 
 def refuse_unsound_supersessions(facts, ctx) -> None:
