@@ -47,14 +47,24 @@ def _check_later(path: str) -> None:
         os._exit(1)  # the main thread may be in the engine's endless loop: nothing else ends it
 
 
-def damage(path: str) -> str | None:
-    """The engine's words for a corrupt block met reading the whole store, or None."""
-    try:
-        handle = ox.Store.read_only(path)
-        handle.dump(os.devnull, format=ox.RdfFormat.N_QUADS)
-    except (OSError, RuntimeError) as err:
-        text = " ".join(str(err).split())
-        return text if "Corruption" in text else None  # a file a writer compacted away: a race, not damage
+def damage(path: str, attempts: int = 3) -> str | None:
+    """The engine's words for a corrupt block met reading the whole store, or None. A file a writer
+    (this process, or another) compacted away while the view read it is a race, not damage: RocksDB
+    words it "Corruption: IO error: No such file or directory", so a new view tries again, and a
+    store still changing under it after `attempts` is left alone."""
+    for attempt in range(attempts):
+        try:
+            handle = ox.Store.read_only(path)
+            handle.dump(os.devnull, format=ox.RdfFormat.N_QUADS)
+            return None
+        except (OSError, RuntimeError) as err:
+            text = " ".join(str(err).split())
+            if "No such file or directory" in text or "Corruption" not in text:
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            return text
+        finally:
+            handle = None
     return None
 
 

@@ -131,3 +131,31 @@ def test_a_damaged_store_is_a_clear_error_not_a_spin(examples_store, tmp_path, a
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert f"the store {bad} is damaged" in done.stderr, done.stderr
     assert "load" in done.stderr.split("damaged", 1)[1] and "Traceback" not in done.stderr
+
+
+def test_a_file_compacted_away_under_the_check_is_no_damage(tmp_path):
+    """The check reads the store beside whoever writes it: a table file a compaction deleted while it
+    read is a race (RocksDB words it "Corruption: IO error: No such file or directory"), never damage
+    — on first writing, that mistake ended a healthy `kg load` with "the store is damaged"."""
+    import threading
+    import pyoxigraph as ox
+    from kg import damage
+    path = tmp_path / "store"
+    writer = ox.Store(str(path))
+    stop = threading.Event()
+
+    def churn():  # writes and compactions, as a load makes them
+        n = 0
+        while not stop.is_set():
+            writer.extend([ox.Quad(ox.NamedNode(f"http://x/{n}-{i}"), ox.NamedNode("http://x/p"), ox.Literal("v" * 200),
+                                   ox.NamedNode("http://x/g")) for i in range(2000)])
+            writer.flush()
+            writer.optimize()
+            n += 1
+    thread = threading.Thread(target=churn)
+    thread.start()
+    try:
+        assert [damage.damage(str(path)) for _ in range(3)] == [None] * 3
+    finally:
+        stop.set()
+        thread.join()
