@@ -23,6 +23,7 @@ import pyoxigraph as ox
 WATCH_AFTER = 3.0  # seconds: a command done sooner needs no check; a damaged store is named about this soon after
 _WATCH = False
 _watched: set[str] = set()
+_settled: set[str] = set()  # stores whose check is called off: a writer past its opening reads
 
 
 def watching(on: bool) -> None:
@@ -38,8 +39,21 @@ def watch(path: str) -> None:
     threading.Thread(target=_check_later, args=(path,), name="kg-damage-check", daemon=True).start()
 
 
+def settle(path: str) -> None:
+    """Calls off the check of `path` if it has not begun: a writer whose opening reads are done (its
+    later reads raise on a bad block rather than spin, and a read of the whole store beside its
+    writes would cost a long load as much again)."""
+    _settled.add(path)
+
+
 def _check_later(path: str) -> None:
     time.sleep(WATCH_AFTER)
+    if path in _settled:
+        return
+    try:  # the check yields the cores to the command it watches (Linux: a thread's own nice value)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
     problem = damage(path)
     if problem:
         sys.stderr.write(message(path, problem) + "\n")

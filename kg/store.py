@@ -373,6 +373,9 @@ class Store(CatalogueStore):
         else:
             self._drop_unrecorded()
             self.ensure_layers()
+            # a writer's own reads of a damaged store spin here, at open, or not at all: its check stops
+            # (a second handle read beside a long bulk load would cost the load a whole read of the store)
+            damage.settle(self.path)
 
     def _rebuild_layers_as_writer(self) -> None:
         """A reader that finds the layers out of date opens the store for writing once to rebuild them.
