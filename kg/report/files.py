@@ -1,0 +1,10 @@
+"""Writing a file of the site."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
