@@ -10,6 +10,7 @@ swapped in with one atomic rename of a symlink, under a lock, so a cron job and 
 One module per job:
   answers.py  running the queries, ahead of the pages, on threads; the CSV and JSON downloads
   data.py     page data: the rows behind every figure
+  overview.py the overview: a matrix per replay set, the changes between systems, what needs attention
   cells.py    how a value reads: labels, percentages, links, file names
   charts.py   matplotlib charts
   context.py  the Jinja environment and the template context contract

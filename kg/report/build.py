@@ -82,6 +82,8 @@ def _render_site(env, site: Site, out: Path, pages: list[str] | None, extra: dic
     if full and "compare" in names:  # the compare page's queries, started before the case pages render
         site.start("compare", *[dict(baseline=base["system"], candidate=cand["system"])
                                 for _, base, cand, _ in site.comparisons(common["compare_pairs"])[0]])
+    if full and "index" in names:  # the overview's changes: each system against the one before it
+        site.start("compare", *[dict(baseline=older, candidate=newer) for _, older, newer in site.overview_pairs()])
     if site.case_pages:
         template = env.get_template(PER_ITEM["case"].template)
         verdicts = site.verdicts_by_case()

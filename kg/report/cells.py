@@ -38,6 +38,23 @@ class Cells:
             self._labels = {s: label for s, (rank, label) in best.items()}
         return self._labels
 
+    @property
+    def code_labels(self) -> dict[str, str]:
+        """A code (a concept's skos:notation, as queries print it: "mis-sib", "tp") -> its concept's
+        skos:prefLabel, for each code that names one concept of the store's vocabularies, so a page
+        shows "sibling miss" with the code on hover. A code two concepts share is left as it is."""
+        if "_code_labels" not in self.__dict__:
+            _, rows = catalogue.select(self.backend, """
+                PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+                SELECT ?code ?label WHERE { ?concept skos:notation ?code ; skos:prefLabel ?label
+                  FILTER(isIRI(?concept) && (LANG(?label) = "" || LANGMATCHES(LANG(?label), "en"))) }""", self.cache)
+            found: dict[str, set] = {}
+            for code, label in rows:
+                found.setdefault(str(code), set()).add(str(label))
+            self.__dict__["_code_labels"] = {code: labels.pop() for code, labels in found.items()
+                                             if len(labels) == 1 and labels != {code}}
+        return self.__dict__["_code_labels"]
+
     def has_case_page(self, iri: str | None) -> bool:
         """Whether cases/<slug>.html is written for this case: a page per case is written for each
         case of all_cases(): the `cases` query's and every case a verdict names."""
@@ -64,14 +81,19 @@ class Cells:
             return Markup(f'<td class="num" data-sort="{escape(value)}">{escape(shown)}</td>')
         # a text's cell depends on the text, the root and whether the column is the case: the case
         # pages show the same systems, graders and statuses on every verdict (1.1M cells at 100k)
-        return self._text_cells((value, root, column == "case"))
+        return self._text_cells((value, root, column == "case", column not in _NOT_CODES))
 
-    def _text_cell(self, key: tuple[str, str, bool]) -> Markup:
-        value, root, is_case = key
+    def _text_cell(self, key: tuple[str, str, bool, bool]) -> Markup:
+        value, root, is_case, may_be_code = key
         if is_case and self.has_case_page(value):
             return Markup(f'<td><a href="{escape(root)}cases/{escape(slug(value))}.html">{escape(self.label(value))}</a></td>')
         if isinstance(value, str) and value.startswith(("http", "urn:", "file:")):
-            return Markup(f'<td title="{escape(value)}">{escape(self.label(value))}</td>')
+            return Markup(f'<td title="{escape(value)}">{escape(brief(self.label(value)))}</td>')
+        if may_be_code and value in self.code_labels:  # a code of the vocabulary: its label, the code on hover
+            return Markup(f'<td title="{escape(value)}" data-code="{escape(value)}">{escape(self.code_labels[value])}</td>')
+        shown = brief(str(value))
+        if shown != value:  # a digest shortened: whole on hover (and on the detail pages)
+            return Markup(f'<td title="{escape(value)}">{escape(shown)}</td>')
         return Markup(f"<td>{escape(value)}</td>")
 
     def cells(self, row: dict, columns: list[str], root: str = "", rates=()) -> Markup:
@@ -89,14 +111,19 @@ class Cells:
             for v in verdicts))
 
     def label(self, iri: str | None) -> str:
+        """Its label, else the IRI shortened; a long digest in it cut to 12 hex digits (the IRI
+        whole is on hover where a page shows it, and on the detail pages)."""
         if iri is None:
             return ""
-        return self.labels.get(iri) or shorten(iri, self.prefixes)
+        return brief(self.labels.get(iri) or shorten(iri, self.prefixes))
 
     def short(self, iri: str | None) -> str:
         return "" if iri is None else shorten(str(iri), self.prefixes)
 
 
+# columns whose value is shown as it is, never as a vocabulary label: the code itself, and the verdict
+# layer's statuses (kg's own words, "grader" meaning a grader failure, not the failure cause's label)
+_NOT_CODES = frozenset({"notation", "status"})
 _MARK = {"passed": "✓", "failed": "✗", "conflicting": "!"}
 _NONE_CELL = Markup('<td class="num" data-sort="-1">—</td>')
 _YES_CELL, _NO_CELL = Markup("<td>yes</td>"), Markup("<td>no</td>")
@@ -110,6 +137,15 @@ def _distinct(values) -> list[str]:
             seen.add(value.lower())
             kept.append(value)
     return kept
+
+
+_DIGEST = re.compile(r"(?<![0-9a-fA-F])([0-9a-fA-F]{12})[0-9a-fA-F]{20,}(?![0-9a-fA-F])")
+
+
+def brief(text: str) -> str:
+    """The text with each long hexadecimal digest (a sha256's 64 digits) cut to its first 12 and an
+    ellipsis: the pages show the digest whole on hover, and on the detail pages."""
+    return _DIGEST.sub(r"\1…", text) if isinstance(text, str) else text
 
 
 @functools.lru_cache(maxsize=65536)  # a case's slug is asked once per verdict on it

@@ -12,7 +12,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..cache import keep
-from .cells import pct, signed
+from .cells import brief, pct, signed
 from .files import write as _write
 
 
@@ -106,7 +106,9 @@ class Charts:
             return f" ({r.get(count)}/{r.get(total)})" if count and total and r.get(total) is not None else ""
 
         def draw(plt):
-            fig, ax = plt.subplots(figsize=(7.5, 0.42 * max(len(shown), 1) + 1.3))
+            names = [wrapped(str(r[label])) for r in shown]
+            lines = max(n.count("\n") + 1 for n in names)
+            fig, ax = plt.subplots(figsize=(fitted_width(names, 8), (0.22 + 0.2 * lines) * max(len(shown), 1) + 1.3))
             ys = list(range(len(shown)))
             values = [r[value] for r in shown]
             errors = [[r[value] - (r[low] if r.get(low) is not None else r[value]) for r in shown],
@@ -127,7 +129,7 @@ class Charts:
                                    textcoords="offset points", fontsize=7, va="bottom")
                 if link and r.get(link):
                     note.set_url(r[link])
-            ax.set_yticks(ys, [r[label] for r in shown], fontsize=8)
+            ax.set_yticks(ys, names, fontsize=8)
             if link:
                 for tick, r in zip(ax.get_yticklabels(), shown):
                     if r.get(link):
@@ -160,7 +162,7 @@ class Charts:
         computed (no pair), are not drawn as 0: they are named under the panels and in the text."""
         lines, missing = {}, []
         for r in rows:
-            who = f"{r['grader_kind']} · {self.label(r['grader'])}"
+            who = f"{r['grader_kind']} · {brief(self.label(r['grader']))}"
             if r.get("status") != "compared":
                 missing.append(f"{who}: {r.get('status')}")
                 continue
@@ -170,7 +172,7 @@ class Charts:
                     missing.append(f"{who} {measure} difference: not computable ({r.get(n) or 0} {unit})")
                     continue
                 lines.setdefault(r["grader_kind"], []).append({
-                    "label": f"{self.label(r['grader'])}\n{measure} (n={r.get(n)})", "who": who, "measure": measure,
+                    "label": f"{wrapped(brief(self.label(r['grader'])))}\n{measure} (n={r.get(n)})", "who": who, "measure": measure,
                     "value": r[column], "low": r.get(f"{column}_low"), "high": r.get(f"{column}_high"), "n": r.get(n)})
         if not lines:
             reason = "no grader has a difference to draw" + (f" ({'; '.join(missing)})" if missing else "")
@@ -188,7 +190,8 @@ class Charts:
             kinds = sorted(lines)
             heights = [len(lines[k]) for k in kinds]
             fig, axes = plt.subplots(len(kinds), 1, sharex=True, squeeze=False,
-                                     figsize=(7.5, 0.55 * sum(heights) + 0.9 * len(kinds) + 0.6),
+                                     figsize=(fitted_width([e["label"] for k in kinds for e in lines[k]], 7),
+                                              0.55 * sum(heights) + 0.9 * len(kinds) + 0.6),
                                      gridspec_kw={"height_ratios": heights})
             for ax, kind in zip(axes[:, 0], kinds):
                 entries = lines[kind]
@@ -224,7 +227,7 @@ class Charts:
         return drawn
 
 
-    def trend_chart(self, name: str, points: list, title: str, root: str = "") -> Markup:
+    def trend_chart(self, name: str, points: list, title: str, root: str = "", threshold: float | None = None) -> Markup:
         """A line over time: `points` are (time, value) pairs, or dicts with date, value and, for the
         labels, system, passed and cases. The axis is fitted to the data and its scale said."""
         points = [p if isinstance(p, dict) else {"date": p[0], "value": p[1]} for p in points]
@@ -232,7 +235,7 @@ class Charts:
             self.empty[name] = "no dated point"
             return Markup(f'<p class="chart-empty" role="note"><strong>{escape(title)}: not drawn</strong> — '
                           f'no dated point to place on a time line.</p>')
-        top = max(p["value"] for p in points)
+        top = max([p["value"] for p in points] + ([threshold] if threshold is not None else []))
         limit = 1.0 if top > 0.5 else next(x for x in (0.05, 0.1, 0.2, 0.3, 0.5) if top <= x)
 
         def tag(p):
@@ -248,6 +251,10 @@ class Charts:
                             textcoords="offset points", fontsize=7, ha="center")
             ax.set_xticks(xs, [str(p["date"])[:16].replace("T", " ") for p in points], rotation=30,
                           fontsize=7, ha="right")
+            if threshold is not None:  # the gate: a line, and whether the latest point is above it
+                ax.axhline(threshold, color="#c62828", linestyle="--", linewidth=1)
+                ax.annotate(f"gate {pct(threshold)}: {gate(points[-1]['value'], threshold)}", (0, threshold),
+                            xytext=(2, 3), textcoords="offset points", fontsize=7, color="#c62828")
             ax.set_ylim(0, limit * 1.08)
             ax.yaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
             ax.set_ylabel(f"scale 0–{pct(limit, 0)}", fontsize=8)
@@ -256,7 +263,36 @@ class Charts:
             fig.tight_layout()
             return fig
         alt = f"{title}: " + "; ".join(f"{p['date']} {pct(p['value'])} {tag(p)}".strip() for p in points)
-        return self.chart(name, draw, alt, root, key=["trend", title, limit, [(p["date"], p["value"], tag(p)) for p in points]])
+        if threshold is not None:
+            alt += f"; gate {pct(threshold)}: the latest {gate(points[-1]['value'], threshold)}"
+        return self.chart(name, draw, alt, root, key=["trend", title, limit, threshold,
+                                                      [(p["date"], p["value"], tag(p)) for p in points]])
+
+
+def gate(value: float, threshold: float) -> str:
+    """Whether a figure passes a gate of `threshold` (below it fails, as kg report coverage --fail-under)."""
+    return "passes" if value >= threshold else "fails"
+
+
+def wrapped(text: str, width: int = 38) -> str:
+    """A chart's label over lines of about `width` characters, broken after " · " where it can."""
+    lines, line = [], ""
+    for part in text.split(" · "):
+        candidate = f"{line} · {part}" if line else part
+        if line and len(candidate) > width:
+            lines.append(line + " ·")
+            line = part
+        else:
+            line = candidate
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def fitted_width(labels: list[str], points: float) -> float:
+    """A figure's width in inches holding its longest label line (font of `points`) beside a plot
+    of about 5 inches: long labels widen the figure rather than squeeze the plot."""
+    longest = max((len(line) for label in labels for line in str(label).split("\n")), default=0)
+    return max(7.5, 5.0 + longest * points * 0.0085)
 
 
 _SVG_ID = re.compile(r'\bid="([^"]+)"')

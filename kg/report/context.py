@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from .. import paths
-from .cells import num, pct, slug
+from .cells import brief, num, pct, signed, slug
 
 
 def environment() -> jinja2.Environment:
@@ -53,7 +53,7 @@ def _environment(folders: tuple[str, ...]) -> jinja2.Environment:
     env = _Environment(loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(f) for f in folders]),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(pct=pct, num=num, slug=slug, tojson_attr=lambda v: json.dumps(v))
+    env.filters.update(pct=pct, num=num, slug=slug, brief=brief, signed=signed, tojson_attr=lambda v: json.dumps(v))
     return env
 
 
@@ -139,6 +139,7 @@ class Nothing:
 class Optional:
     """Names a caller may add (render_site's `extra`), documented with the page that reads them."""
     trend: list = documented(list, "coverage page under kg report coverage: (time, class coverage rate) of past snapshots")
+    threshold: float = documented(float, "coverage page under kg report coverage --fail-under: the gate, a fraction; the trend draws it and says pass or fail")
 
 
 # the contract of each kind of page (render_site's kinds), besides Common

@@ -118,9 +118,11 @@ class PageData:
             if v["read_by"] in (None, "pass-at-k") and (replay_set is None or v["replay_set"] == replay_set):
                 side = "baseline" if v["system"] == baseline else "candidate"
                 sides.setdefault(v["case"], {"baseline": [], "candidate": []})[side].append(v)
-        listed = {name: set(filter(None, (row.get(f"{name}_cases") or "").split(", ")))
-                  for name in ("regressed", "new_wrong_answer", "improved")}
-        order = ["regressed", "new wrong answer", "improved", "baseline only", "candidate only", "excluded", "unchanged"]
+        listed = {name: set(filter(None, (row.get(column) or "").split(", "))) for name, column in
+                  (("regressed", "regressed_cases"), ("new_wrong_answer", "new_wrong_answer_cases"),
+                   ("improved", "improved_cases"), ("refused", "refused_case_list"))}
+        order = ["regressed", "new wrong answer", "improved", "refused", "baseline only", "candidate only", "excluded",
+                 "unchanged"]
         cases = []
         for case, marks in sides.items():
             for side in marks.values():
@@ -132,6 +134,8 @@ class PageData:
                 kind = "new wrong answer"
             elif case in listed["improved"]:
                 kind = "improved"
+            elif case in listed["refused"]:
+                kind = "refused"  # its two sides' verdicts cite different criterion digests: not compared
             elif not marks["candidate"]:
                 kind = "baseline only"
             elif not marks["baseline"]:
@@ -145,7 +149,7 @@ class PageData:
         counts = {kind: sum(c["kind"] == kind for c in cases) for kind in order}
         mismatch = [f"{column} {row.get(column)} but {counts[kind]} listed"
                     for kind, column in (("baseline only", "baseline_only"), ("candidate only", "candidate_only"),
-                                         ("excluded", "excluded_cases"))
+                                         ("excluded", "excluded_cases"), ("refused", "refused_cases"))
                     if row.get(column) is not None and row.get(column) != counts[kind]]
         return {"cases": cases, "counts": counts, "mismatch": mismatch}
 

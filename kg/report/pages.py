@@ -52,8 +52,9 @@ PER_ITEM: dict[str, Page] = {
 
 # the named pages (reports/pages/NAME.html)
 NAMED: dict[str, Page] = {
-    "index": Page("pages/index.html", "page", VERDICTS + ("replay-sets", "sources", "data-quality", "preregistration"),
-                  "the overview: pass@1 per replay set, system and grader; what needs attention"),
+    "index": Page("pages/index.html", "page", VERDICTS + ("replay-sets", "sources", "data-quality", "preregistration",
+                                                          "system-runs", "coverage-summary"),
+                  "the overview: a matrix per replay set of graders × systems, coverage, what needs attention"),
     "results": Page("pages/results.html", "page", VERDICTS + ("cases", "set-reporting", "run-measurements"),
                     "pass@k for every replay set, system and grader; the cases × systems matrix"),
     "compare": Page("pages/compare.html", "page", VERDICTS + ("system-runs",),

@@ -12,10 +12,12 @@ from .cells import Cells
 from .charts import Charts
 from .data import PageData
 from .kept import kept_path
+from .overview import Overview
 
 
-class Site(Answers, PageData, Cells, Charts):
-    """What templates see: the queries (answers.py), the rows behind the figures (data.py), how a
+class Site(Answers, PageData, Overview, Cells, Charts):
+    """What templates see: the queries (answers.py), the rows behind the figures (data.py,
+    overview.py), how a
     value reads (cells.py) and the charts (charts.py), of one render."""
 
     def __init__(self, backend, out: Path, prefixes: dict[str, str], params: dict[str, Any] | None = None):
