@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -815,7 +814,8 @@ def serve(bind, store_path):
 
     For notebooks and dashboards on the same machine: the default graph is the union of
     all graphs, as the catalogue expects, so `--endpoint http://BIND` runs every named
-    query there. Needs the `oxigraph` package (installed with kg's dev extras).
+    query there. A query holding SERVICE is refused (400): the server would fetch that
+    address for any client. Needs the `oxigraph` package (installed with kg's dev extras).
 
     \b
     Examples:
@@ -831,7 +831,13 @@ def serve(bind, store_path):
     if not Path(binary).exists():
         raise click.ClickException("the Oxigraph server is not installed: pip install oxigraph")
     click.echo(f"serving {path} read-only at http://{bind}/query (Ctrl-C to stop)", err=True)
-    os.execv(binary, [binary, "serve-read-only", "--location", path, "--bind", bind, "--union-default-graph"])
+    from .serve import serve as serve_store
+    try:
+        serve_store(binary, path, bind)
+    except KeyboardInterrupt:
+        pass
+    except (OSError, RuntimeError) as err:
+        raise click.ClickException(f"cannot serve {path} at {bind}: {err}") from None
 
 
 def main():

@@ -4,6 +4,7 @@ the benchmarks: it proves the queries are standard SPARQL 1.1, independent of Ox
 from __future__ import annotations
 
 from .catalogue import literal_value
+from .federation import refuse_federation
 
 
 def _matches(rows):
@@ -88,6 +89,7 @@ class RdflibEngine:
         from .catalogue import IRI
         import rdflib.plugins.sparql.evaluate as evaluate
         rdflib_join, rdflib_left_join = evaluate._join, evaluate.evalLeftJoin
+        refuse_federation(text)  # rdflib, too, would fetch the service
         if self.hash_joins:  # for this query only (the module's functions, swapped back however it ends)
             evaluate._join, evaluate.evalLeftJoin = _hash_join, _hash_left_join
         try:

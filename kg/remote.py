@@ -35,6 +35,7 @@ import pyoxigraph as ox
 from . import layers
 from .catalogue import IRI, bind, literal_value
 from .errors import StoreUnavailable
+from .federation import refuse_federation
 from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record,
                     discard_scratch)
 from .terms import CATALOGUE_GRAPH, KG
@@ -321,6 +322,7 @@ class RemoteStore(CatalogueStore):
 
     def select_values(self, text: str) -> tuple[list[str], list[tuple]]:
         """A catalogue or ad-hoc query over the default graph, which must be the union of all graphs."""
+        refuse_federation(text)  # before the server sees it: a server would fetch the service
         self.check_union_default_graph()
         data = self._sparql(text)
         return data["head"]["vars"], self._rows(data, _value)

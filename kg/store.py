@@ -20,6 +20,7 @@ from . import layers
 from .catalogue import bind
 from .memory import give_back
 from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
+from .federation import refuse_federation
 from .terms import CATALOGUE_GRAPH, DEFAULT_BASE, KG, PREFIXES, SH, Triples, iri, literal, p
 
 DEFAULT_STORE = ".kg/store"
@@ -403,6 +404,7 @@ class Store(CatalogueStore):
         value is decoded once (catalogue.tsv_value)."""
         from .catalogue import remembered, tsv_value
         from .ordering import sort, split_order_by
+        refuse_federation(text)
         split = split_order_by(text)
         value = remembered(tsv_value)
 

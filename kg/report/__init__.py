@@ -31,12 +31,12 @@ from .context import (CONTEXT, OPTIONAL_CONTEXT, PAGE_CONTEXT, ContextError, che
 from .data import adapted_k, page_file, paginate
 from .history import coverage_snapshot, read_history, write_snapshot
 from .pages import NAMED, PER_ITEM, navigation, page_names, queries_ahead
-from .publish import DEFAULT_OUT, MARKER, MARKER_TEXT, UnsafeOutput, check_out, locked, publish
+from .publish import DEFAULT_OUT, MARKER, MARKER_TEXT, WRITTEN, UnsafeOutput, check_out, locked, publish
 from .site import Site
 from .statuses import EXCLUSIONS, status_of
 
 __all__ = ["CONTEXT", "DEFAULT_OUT", "EXCLUSIONS", "MARKER", "MARKER_TEXT", "NAMED", "OPTIONAL_CONTEXT",
-           "PAGE_CONTEXT", "PER_ITEM", "ContextError", "Site", "UnsafeOutput", "adapted_k", "anchor",
+           "PAGE_CONTEXT", "PER_ITEM", "WRITTEN", "ContextError", "Site", "UnsafeOutput", "adapted_k", "anchor",
            "check_context", "check_out", "collector_paused", "coverage_snapshot", "drill_slug", "environment",
            "group_slug", "locked", "navigation", "num", "page_file", "page_names", "paginate", "pct", "publish",
            "queries_ahead", "read_history", "render_site", "signed", "slug", "status_of", "write_snapshot"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+KEPT_DONE = ".kept-complete"  # written last into a kept site: a copy cut short is never reused
+
 
 def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)

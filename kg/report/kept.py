@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from .files import KEPT_DONE
 from .publish import MARKER
 
 
@@ -48,7 +49,6 @@ def kept_path(cache, kind: str, key: Any, suffix: str) -> Path | None:
 
 
 # ── a whole site kept for a store that has not changed ──
-KEPT_DONE = ".kept-complete"  # written last into a kept site: a copy cut short is never reused
 _GENERATED = "Generated {} by kg."
 
 

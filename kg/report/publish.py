@@ -9,16 +9,22 @@ import os
 import re
 import shutil
 import stat
+import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import OutputUnwritable, UsageError
+from .files import KEPT_DONE
 
 DEFAULT_OUT = "build/report"
 MARKER = ".kg-report"  # in every folder kg builds a site into; kg replaces or removes only folders carrying it
 MARKER_TEXT = "kg report site, format 1\n"
+# beside the marker: every file kg wrote into the build, one relative path a line; on the next run,
+# anything else found in the published folder (a user's notes, a folder of their own) is carried into
+# the new build, never removed with the old one
+WRITTEN = ".kg-report-files"
 
 
 class UnsafeOutput(UsageError):
@@ -152,8 +158,14 @@ def publish(out: Path, build, protected: dict[str, Path] | None = None) -> Path:
         except BaseException:
             shutil.rmtree(fresh, ignore_errors=True)
             raise
+        try:
+            _write_manifest(fresh)
+            carried = _carry_over(_published(out), fresh)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
         if out.is_dir() and not out.is_symlink():
-            shutil.rmtree(out)  # a marked folder (check_out refused any other): made into the link below
+            shutil.rmtree(out)  # a marked folder (check_out refused any other), emptied of what is not kg's
         link = out.parent / f".{out.name}.link-{stamp}"
         link.symlink_to(fresh.name)
         os.replace(link, out)
@@ -164,6 +176,66 @@ def publish(out: Path, build, protected: dict[str, Path] | None = None) -> Path:
                 old.unlink()  # a link a crashed run made and never renamed: removing a link loses nothing
             elif _is_ours(old):
                 shutil.rmtree(old, ignore_errors=True)
+    if carried:
+        print(f"kg: kept in {out} what kg did not write there: {_listed(carried)}", file=sys.stderr)
     return out
+
+
+def _write_manifest(build: Path) -> None:
+    files = sorted(str(p.relative_to(build)) for p in build.rglob("*")
+                   if not p.is_dir() and p.name not in (MARKER, WRITTEN))
+    (build / WRITTEN).write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
+
+
+def _published(out: Path) -> Path | None:
+    """The build folder `out` shows now (check_out has made sure it is kg's), or None."""
+    if out.is_symlink():
+        target = _real(out)
+        return target if target.is_dir() else None
+    return out if _is_ours(out) else None
+
+
+def _carry_over(old: Path | None, fresh: Path) -> list[str]:
+    """Moves into `fresh` every entry of the published build `old` that kg did not write there (its
+    manifest says what it wrote; a build of a kg before the manifest: anything the new build does not
+    write), so that replacing the site loses nothing of the user's. An entry the new build writes too
+    is refused, naming it, with nothing moved. Returns the entries carried."""
+    if old is None:
+        return []
+    listed = old / WRITTEN
+    ours = set(listed.read_text(encoding="utf-8").splitlines()) if listed.is_file() else {
+        str(p.relative_to(fresh)) for p in fresh.rglob("*") if not p.is_dir()}
+    ours |= {MARKER, WRITTEN, KEPT_DONE}
+    holding = {str(parent) for name in ours for parent in Path(name).parents}  # folders holding kg's files
+    moves: list[tuple[Path, Path]] = []
+
+    def walk(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            name = str(entry.relative_to(old))
+            if entry.is_dir() and not entry.is_symlink() and name in holding:
+                walk(entry)
+            elif name not in ours:
+                moves.append((entry, fresh / name))
+    walk(old)
+    clashes = [str(target.relative_to(fresh)) for _, target in moves if os.path.lexists(target)]
+    if clashes:
+        raise UnsafeOutput(f"{old} holds {_listed(clashes)}, which kg did not write there and would now write "
+                           f"over; nothing was published and the previous report is as it was: move or rename "
+                           f"{'it' if len(clashes) == 1 else 'them'} out of the report folder, then run kg report again")
+    done = []
+    try:
+        for source, target in moves:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(source, target)
+            done.append((source, target))
+    except OSError:
+        for source, target in reversed(done):  # put back what was moved: the published site stays whole
+            os.rename(target, source)
+        raise
+    return [str(target.relative_to(fresh)) for _, target in moves]
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 

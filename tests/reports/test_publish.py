@@ -103,6 +103,42 @@ def test_a_site_kg_made_is_replaced_and_its_old_build_removed(store, tmp_path):
     assert (out / "index.html").exists()
 
 
+def test_a_rerun_keeps_what_the_user_put_in_the_report_folder_since(store, tmp_path):
+    """Issue 45: a report folder kg made once was wiped whole on the next run, with the user's files."""
+    out = tmp_path / "report"
+    assert run_kg("report", "--store", store, "--out", out).returncode == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "mine" / "deep").mkdir(parents=True)
+    (out / "mine" / "deep" / "x.csv").write_text("1,2")
+    (out / "data" / "my-note.md").write_text("about a table")  # inside a folder kg writes into
+    again = run_kg("report", "--store", store, "--out", out)
+    assert again.returncode == 0, again.stderr
+    assert "kept in" in again.stderr and "notes.txt" in again.stderr
+    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "mine" / "deep" / "x.csv").read_text() == "1,2"
+    assert (out / "data" / "my-note.md").read_text() == "about a table"
+    assert (out / "index.html").exists()
+    assert "notes.txt" not in (out / report.WRITTEN).read_text().splitlines()  # still the user's, next time too
+    assert run_kg("report", "--store", store, "--out", out).returncode == 0
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_users_file_where_kg_now_writes_is_refused_and_the_site_left_as_it_was(tmp_path):
+    out = tmp_path / "site"
+    report.publish(out, build)
+    (out / "extra.html").write_text("mine")
+
+    def builds_more(folder):
+        build(folder)
+        (folder / "extra.html").write_text("kg's")
+    before = tree(out)
+    with pytest.raises(report.UnsafeOutput, match="extra.html"):
+        report.publish(out, builds_more)
+    assert tree(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site.2")
+                and os.path.realpath(out) != str(p)]  # no half-made build left beside it
+
+
 def test_an_empty_folder_may_be_used(tmp_path):
     (tmp_path / "site").mkdir()
     report.publish(tmp_path / "site", build)
