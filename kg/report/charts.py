@@ -12,6 +12,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from ..cache import keep
+from ..status import status_kind
 from .cells import brief, pct, signed
 from .files import write as _write
 
@@ -163,7 +164,7 @@ class Charts:
         lines, missing = {}, []
         for r in rows:
             who = f"{r['grader_kind']} · {brief(self.label(r['grader']))}"
-            if r.get("status") != "compared":
+            if status_kind(r.get("status")) != "compared":  # "compared: N case(s) refused" is compared
                 missing.append(f"{who}: {r.get('status')}")
                 continue
             for measure, column, n, unit in (("pass@1", "pass_at_1_difference", "pass1_cases", "pairs"),

@@ -31,8 +31,11 @@ class Overview:
         """(replay set, previous system, system): each dated system and the one before it in time on
         the same replay set, whose change the overview shows (compare runs once per pair of systems)."""
         pairs = []
+        # only systems with a pass@1 row on the set: a system whose verdicts no pass-at-k row counts
+        # (anticipation criteria, profiled cases) has no cell to show a change in
+        figured = {(r["replay_set"], r["system"]) for r in self.query("pass-at-k", k=self.k).rows}
         for replay_set, systems in self._systems_by_set().items():
-            dated = [s for s in systems if s["first_date"]]
+            dated = [s for s in systems if s["first_date"] and (replay_set, s["system"]) in figured]
             for newer, older in zip(dated, dated[1:]):
                 pairs.append((replay_set, older["system"], newer["system"]))
         return pairs
