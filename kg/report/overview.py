@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from ..status import status_kind
 from .cells import drill_slug, group_slug
-from .statuses import EXCLUSIONS
+from .statuses import EXCLUSION_SHORT, EXCLUSIONS
 
 COLUMNS = 4  # systems per matrix; older systems go into further matrices, folded under the first
-# the exclusion reasons as a cell names them (the reason's words, from statuses.py, on hover)
-_SHORT = {"grader": "grader", "environment": "env.", "unexplained": "unexpl.", "inapplicable": "n/a",
-          "untested": "untested", "other": "other", "conflicting": "conflict", "not_preregistered": "not pre-reg."}
 
 
 def _set_anchor(replay_set) -> str:
@@ -109,7 +106,7 @@ class Overview:
 
     def _overview_cell(self, r: dict, previous: str | None) -> dict:
         base = "groups/" + group_slug(r["replay_set"], r["system"], r["grader_kind"], r["grader"]) + "-"
-        excluded = [(reason, r[f"excluded_{reason}"], _SHORT[reason], words, f"{base}excluded-{reason}.html")
+        excluded = [(reason, r[f"excluded_{reason}"], EXCLUSION_SHORT[reason], words, f"{base}excluded-{reason}.html")
                     for reason, words in EXCLUSIONS.items() if r.get(f"excluded_{reason}")]
         change = None
         if previous is not None:
