@@ -966,7 +966,8 @@ def report_coverage(ctx, history, out, fail_under, store_path):
     for skipped in foreign:
         click.echo(f"kg report coverage: warning: {skipped} (skipped, left as it is)", err=True)
     report_module.publish(target, lambda folder: report_module.render_site(
-        store, folder, _prefixes(store), pages=["coverage"], extra={"trend": trend}, params={"k": ctx.obj["k"]}),
+        store, folder, _prefixes(store), pages=["coverage"],
+        extra={"trend": trend, **({"threshold": fail_under / 100} if fail_under is not None else {})}, params={"k": ctx.obj["k"]}),
         protected)
     figures = snapshot["class_coverage"]
     rate = figures["rate"]
