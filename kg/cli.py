@@ -584,7 +584,13 @@ def query(name, pairs, fmt, wide, chosen, store_path):
                     output.expand(columns, chosen)
                 except output.ColumnError as err:
                     raise click.UsageError(str(err)) from None
-                output.write(columns, rows, fmt, sys.stdout, chosen)
+                try:
+                    output.write(columns, rows, fmt, sys.stdout, chosen)
+                except BrokenPipeError:
+                    raise  # the reader stopped reading (`| head`): as before
+                except OSError as err:  # a full disk under a redirect: said, not a traceback
+                    raise OutputUnwritable(f"cannot write the answer to standard output: "
+                                           f"{err.strerror or err}") from None
             return
         result = catalogue.run(named, store, params)
     except catalogue.ParameterError as err:
