@@ -646,6 +646,8 @@ def _history_subjects(store, value: str) -> list[str]:
     if path.exists():
         return [path.resolve().as_uri()]
     if "://" in value or value.startswith(("urn:", "file:")) or ":" in value and not value.startswith("sha"):
+        if withdrawals.in_record(store, value):  # a source or item no longer loaded, that the record keeps
+            return [value]
         return [_iri(store, "of", value, _prefixes(store))]  # an IRI or prefixed name: refused when it names nothing
     rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
                            { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }

@@ -156,3 +156,14 @@ def items_named(store, identifier: str) -> list[str]:
     found = {line.split(" ", 1)[0][1:-1] for (part,) in rows for line in part.value.splitlines()
              if line.endswith(stated) and line.startswith("<")}
     return sorted(found)
+
+
+def in_record(store, value: str) -> bool:
+    """Whether the catalogue's record keeps a revision, withdrawal or erasure of `value` (a source's
+    graph) or names it as an item one of them took out: `kg history` of it is then an answer."""
+    try:
+        node = ox.NamedNode(value)
+    except ValueError:
+        return False
+    return store.ask(f"ASK {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?r prov:specializationOf|kg:withdrawnItem|kg:revisedItem ?v }} }}",
+                     v=node)
