@@ -200,11 +200,7 @@ NOT_RUN = {
 }
 # commands README.md shows that kg does not yet do as shown: each runs, and must still fail; when it
 # passes, remove it here (the README was right all along)
-NOT_YET = {
-    # README runs `kg drop examples/cubby-routing.earl.jsonl` first: a drop erases the assertion, and
-    # with it its history, until issue 41's "withdrawal is an event, not an erasure" lands
-    "kg history a-0001": 2,
-}
+NOT_YET: dict[str, int] = {}
 # exit statuses a documented command may end with, as the README says
 EXPECTED_STATUS = {"--fail-on-regression": (0, 4), "--fail-under": (0, 3)}
 
