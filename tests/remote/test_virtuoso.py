@@ -76,6 +76,8 @@ def typed(rows, name=None):
     def value(v):
         if isinstance(v, float):
             return ("float", None if math.isnan(v) else round(v, 9))
+        if isinstance(v, catalogue.IRI):  # a display name (catalogue.NamedIRI) is how it reads, not what it is
+            return ("IRI", str(v))
         return (type(v).__name__, v)
     dropped = {"loaded_at"} | LOAD_TIMES.get(name, set())
     rows = [{k: value(v) for k, v in r.items() if k not in dropped} for r in rows]
