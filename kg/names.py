@@ -47,6 +47,11 @@ def labels_of(backend, iris, cache=None) -> dict[str, str]:
     """The display names of these IRIs only (asked in chunks: the cost follows the answer, not the store)."""
     from . import catalogue
     wanted, found = sorted(set(iris)), {}
+    if getattr(backend, "engine", None) == "virtuoso":
+        # Virtuoso 7.2.5 ends its server process on this lookup, with the IRIs as a VALUES block or a
+        # FILTER's list alike (2026-12-07): there systems keep their short ids, a name being only how
+        # they read (tests/remote/test_virtuoso.py)
+        return found
     for start in range(0, len(wanted), VALUES_CHUNK):
         values = " ".join(str(ox.NamedNode(i)) for i in wanted[start:start + VALUES_CHUNK])
         _, rows = catalogue.select(backend, PREFIXES + f"SELECT ?s ?label ?rank WHERE {{ VALUES ?s {{ {values} }} "

@@ -180,6 +180,8 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
         # that is right only sometimes stays unsupported.
         # (and a query Virtuoso hangs on may answer in time on a faster machine: whatever it does, kg
         # has refused it above; the raw text's fate is only reported)
+        if "stops" in query.unsupported["virtuoso"]:
+            return  # a query that ends the server is not sent to it again: the tests after it need the server
         try:
             variables, rows = remote.select_values(query.bound_text(params))
         except RemoteError as err:
