@@ -3,10 +3,7 @@ catalogue query of the user's project, by the notebook API and by `kg serve`, be
 sees it. Each test listens on a loopback port of its own and asserts that nothing connected to it."""
 import json
 import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -102,20 +99,11 @@ def test_the_notebook_api_refuses_service(store, listener):
 
 
 def test_kg_serve_refuses_service_and_still_answers_other_queries(store, listener):
-    from tests.remote.conftest import OXIGRAPH, free_port
+    from tests.remote.conftest import OXIGRAPH, kg_serving
     if not __import__("pathlib").Path(OXIGRAPH).exists():
         pytest.skip("the oxigraph server package is not installed")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store), "--bind", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/query"
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(f"{url}?query=ASK%7B%7D", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with kg_serving(store) as base:
+        url = f"{base}/query"
         asks = [urllib.request.Request(f"{url}?query={urllib.parse.quote(federated(listener.port))}"),
                 urllib.request.Request(url, data=federated(listener.port).encode(),
                                        headers={"Content-Type": "application/sparql-query"}),
@@ -130,6 +118,3 @@ def test_kg_serve_refuses_service_and_still_answers_other_queries(store, listene
             headers={"Accept": "application/sparql-results+json"}), timeout=10)
         assert int(json.loads(answer.read())["results"]["bindings"][0]["n"]["value"]) > 10
         assert listener.connections == 0
-    finally:
-        server.terminate()
-        server.wait(timeout=15)

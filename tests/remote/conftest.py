@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,23 @@ def oxigraph_server(tmp_path):
     server = OxigraphServer(tmp_path / "oxigraph").start()
     yield server
     server.stop()
+
+
+@contextmanager
+def kg_serving(store):
+    """`kg serve` of the store on a free loopback port, the base URL yielded once it answers; stopped on leaving."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store), "--bind", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"{url}/query?query=ASK%7B%7D", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=15)

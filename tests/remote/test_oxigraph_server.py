@@ -145,23 +145,10 @@ def test_a_result_at_the_servers_row_cap_is_refused_not_counted(oxigraph_server)
 
 
 def test_kg_serve_exposes_the_embedded_store_read_only(tmp_path):
-    import subprocess
-    import sys
-    import urllib.request
-    from tests.remote.conftest import free_port
+    from tests.remote.conftest import kg_serving
     store = tmp_path / "store"
     assert run_kg("load", "--store", store, EXAMPLES / "cubby.ttl", EXAMPLES / "cubby-routing.replayset.json").returncode == 0
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(store), "--bind", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"{url}/query?query=ASK%7B%7D", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with kg_serving(store) as url:
         served = run_kg("query", "replay-sets", "--format", "json", "--endpoint", url)
         local = run_kg("query", "replay-sets", "--format", "json", "--store", store)
         assert served.returncode == 0, served.stderr
@@ -169,9 +156,6 @@ def test_kg_serve_exposes_the_embedded_store_read_only(tmp_path):
         refused = run_kg("load", "--endpoint", url, EXAMPLES / "cubby-regression.replayset.json")
         # read-only: the write is refused, and the message says so in those words (the server's 403)
         assert refused.returncode == 1 and "HTTP 403, the server is read-only" in refused.stderr, refused.stderr
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 @pytest.mark.parametrize("on_disk", [False, True], ids=["in-memory copy", "on-disk copy"])
