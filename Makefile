@@ -18,6 +18,8 @@ help:
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# a venv made before the distribution was named kg-evalgraph holds it as "kg": one kg at a time
+	$(BIN)/python -m pip uninstall --quiet --yes kg >/dev/null 2>&1 || true
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 

@@ -1,5 +1,5 @@
 """Times the catalogue queries kg runs with parameters, and writes their rows, for comparing two
-checkouts of kg on one store (BENCHMARKS.md, "Parameters bound by substitution"):
+checkouts of kg on one store (benchmarks/HISTORY.md, "Parameters bound by substitution"):
 
     git worktree add /tmp/old-kg 6f44904
     for side in /tmp/old-kg .; do python benchmarks/bind_check.py $side STORE OUT-$(basename $side); done

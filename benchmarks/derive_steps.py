@@ -1,6 +1,6 @@
 """Each layer's derive steps for one set of keys, each timed as the query a bulk load runs (its
 CONSTRUCT; a DELETE's WHERE counted as a SELECT). A step whose time grows with the store, for the same
-keys, makes a bulk load grow faster than its file (BENCHMARKS.md, "A loader's keys on disk").
+keys, makes a bulk load grow faster than its file (benchmarks/HISTORY.md, "A loader's keys on disk").
 
     python benchmarks/derive_steps.py STORE --source GRAPH   # the keys a source's mark steps give
     python benchmarks/derive_steps.py STORE [--keys N]       # the first N verdict keys (CHUNK_KEYS)

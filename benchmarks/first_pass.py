@@ -1,7 +1,7 @@
 """A JSON Lines loader's first pass alone: its peak memory (VmHWM) and CPU time, then the load is
 abandoned (the store is left as it was). The pass that checks every line and keeps what the lines
 say about each other - ids unique in the file and the store, the situations and assertions cited -
-is the part of a streamed load whose memory grew with the file (BENCHMARKS.md, "A loader's keys on
+is the part of a streamed load whose memory grew with the file (benchmarks/HISTORY.md, "A loader's keys on
 disk"). Linux only (reads /proc).
 
     python benchmarks/first_pass.py STORE FILE [--profile]

@@ -2,7 +2,7 @@
 baseline measured side by side in the same run.
 
     python benchmarks/run.py                  # 10k and 100k assertions → BENCHMARKS.md, benchmarks/results.json
-    python benchmarks/run.py --with-1m        # and 1M, lean (long: see BENCHMARKS.md for how long it took)
+    python benchmarks/run.py --with-1m        # and 1M, lean (long: see BENCHMARKS.md, "The 1M estate", for how long it took)
     python benchmarks/run.py --smoke          # a tiny estate, every step once, in seconds (make test)
 
 Every figure is taken in a subprocess of its own (a fresh interpreter, as `kg` is run), whose peak
@@ -40,6 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+import standing  # noqa: E402  (benchmarks/standing.py: where kg stands against each target)
 
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 SMOKE = {"intents": 16, "trials": 3, "systems": 2}
@@ -473,7 +474,7 @@ def machine() -> dict:
     except (OSError, StopIteration):
         pass
     packages = {}
-    for name in ("kg", "pyoxigraph", "pyshacl", "rdflib", "pandas", "numpy", "jsonschema", "jinja2", "matplotlib",
+    for name in ("kg-evalgraph", "pyoxigraph", "pyshacl", "rdflib", "pandas", "numpy", "jsonschema", "jinja2", "matplotlib",
                  "rfc8785", "pyyaml", "click"):
         try:
             packages[name] = metadata.version(name)
@@ -865,7 +866,7 @@ def markdown(results: dict, notes: str = "") -> str:
     m = results["machine"]
     sizes = results["sizes"]
     labels = list(sizes)
-    L = ["# kg benchmarks", "",
+    L = ["## The last `make bench` run", "",
          f"Written by `make bench` (`benchmarks/run.py`) on {results['finished_at']}; every figure is also in "
          f"`benchmarks/results.json`. Machine: {m['cores']} cores, {m['memory_gib']} GiB, {m['cpu']}, Python "
          f"{m['python']}; pyoxigraph {m['packages']['pyoxigraph']}, pyshacl {m['packages']['pyshacl']}, rdflib "
@@ -875,7 +876,7 @@ def markdown(results: dict, notes: str = "") -> str:
          "Estates come from `benchmarks/generate.py` (seed 1; 5 trials and 3 systems at 10k, 100k and 1M, 3 trials "
          "and 2 systems for `smoke`; check-state + judge-v2 on every trial and alice on 10%, replay sets of at most "
          "1000 intents, one situations and one EARL file per set and system). Each loaded without a rejection.", ""]
-    L += ["## Figures", "", "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    L += ["### Figures", "", "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
 
     def row(name, get):
         vals = []
@@ -914,14 +915,14 @@ def markdown(results: dict, notes: str = "") -> str:
     row("store on disk", lambda s: fmt_mib(s["store_disk_bytes"]))
     L.append("")
     if "growth" in results and len(labels) > 1:
-        L += ["## Growth", "", "Exponent b of time or memory ∝ assertions^b between sizes (1.0 is linear) and fitted over all sizes.", "",
+        L += ["### Growth", "", "Exponent b of time or memory ∝ assertions^b between sizes (1.0 is linear) and fitted over all sizes.", "",
               "| series | " + " | ".join(results["growth"]["load_seconds"]["steps"]) + " | fitted |",
               "|---|" + "---|" * (len(results["growth"]["load_seconds"]["steps"]) + 1)]
         for name, g in results["growth"].items():
             L.append(f"| {name} | " + " | ".join("—" if v is None else f"{v:.2f}" for v in g["steps"].values())
                      + f" | {'—' if g['fitted'] is None else format(g['fitted'], '.2f')} |")
         L.append("")
-    L += ["## Where kg's load time goes", "", "Medians of the instrumented runs (seconds; the phases add up to the load).", "",
+    L += ["### Where kg's load time goes", "", "Medians of the instrumented runs (seconds; the phases add up to the load).", "",
           "| phase | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     def load_of(l):
         kg = sizes[l]["ingest"]["kg"]
@@ -934,12 +935,12 @@ def markdown(results: dict, notes: str = "") -> str:
                                           f"({load_of(l)['phases'].get(p, 0) / load_of(l)['seconds']:.0%})"
                                           for l in labels) + " |")
     L.append("")
-    L += ["## Slowest queries", "", "| size | query | kg | bare |", "|---|---|---|---|"]
+    L += ["### Slowest queries", "", "| size | query | kg | bare |", "|---|---|---|---|"]
     for l in labels:
         for q in sizes[l]["catalogue"]["slowest"][:4]:
             L.append(f"| {l} | {q['query']} | {fmt_s(q['kg'])} | {fmt_s(q['bare'])} |")
     L.append("")
-    L += ["## Targets (from issue 6)", "", "| target | figure | met |", "|---|---|---|"]
+    L += ["### Targets (from issue 6), as this run measured them", "", "| target | figure | met |", "|---|---|---|"]
     for t in results["targets"]:
         L.append(f"| {t['target']} | {t['figure']} | {'—' if t['met'] is None else ('met' if t['met'] else '**missed**')} |")
     L.append("")
@@ -962,8 +963,9 @@ def main(argv=None) -> int:
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "bench", help="scratch folder (estates, stores)")
     ap.add_argument("--markdown", type=Path, default=ROOT / "BENCHMARKS.md")
     ap.add_argument("--json", type=Path, default=HERE / "results.json")
-    ap.add_argument("--notes", type=Path, default=HERE / "notes.md",
-                    help="hand-written analysis appended to BENCHMARKS.md, when the file exists")
+    ap.add_argument("--notes", type=Path, default=None,
+                    help="hand-written analysis added after this run's figures (what was measured by hand goes "
+                         "to benchmarks/HISTORY.md, newest first, and sections below BENCHMARKS.md's marker)")
     ap.add_argument("--profile", default="100k", help="size whose first kg load runs under cProfile ('' for none)")
     ap.add_argument("--merge", type=Path, nargs="*", default=None,
                     help="results.json files of earlier runs whose sizes are kept unless this run measures them "
@@ -1007,7 +1009,7 @@ def main(argv=None) -> int:
         # times they were taken with, not this process's
         results = json.loads(args.merge[0].read_text())
         notes = args.notes.read_text(encoding="utf-8") if args.notes and args.notes.exists() else ""
-        args.markdown.write_text(markdown(results, notes), encoding="utf-8")
+        args.markdown.write_text(compose(results, notes, args.markdown), encoding="utf-8")
         return 0
     args.work.mkdir(parents=True, exist_ok=True)
     r = Runner(args.work, log=lambda m: print(m, flush=True))
@@ -1057,7 +1059,28 @@ def write(results: dict, args) -> None:
     results["targets"] = targets(results)
     args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
     notes = args.notes.read_text(encoding="utf-8") if args.notes and args.notes.exists() else ""
-    args.markdown.write_text(markdown(results, notes), encoding="utf-8")
+    if args.markdown.resolve() == (ROOT / "BENCHMARKS.md").resolve():
+        standing.update(results)  # the figures of the targets this run measured replace the kept ones
+    args.markdown.write_text(compose(results, notes, args.markdown), encoding="utf-8")
+
+
+# everything below this line of BENCHMARKS.md is kept as it is when make bench writes the rest
+APPEND_MARKER = "<!-- make bench rewrites everything above this line; append new sections below it -->"
+
+
+def compose(results: dict, notes: str, path: Path) -> str:
+    """BENCHMARKS.md: where kg stands against every target (benchmarks/standing.py), this run's
+    figures, then - kept from the file as it is - the sections appended below the marker."""
+    kept = ""
+    if path.exists():
+        before, found, after = path.read_text(encoding="utf-8").partition(APPEND_MARKER)
+        kept = after if found else ""
+    head = ["# kg benchmarks", "",
+            "The first table says where kg stands today against each target; below it, the figures of the last",
+            "full `make bench` run; below the marker, what was measured since, newest last. The history of what",
+            "changed and what it bought, newest first: `benchmarks/HISTORY.md`. Where the first table and the run",
+            "disagree, the dates say which is newer.", "", *standing.markdown(), ""]
+    return "\n".join(head) + "\n" + markdown(results, notes) + "\n" + APPEND_MARKER + (kept or "\n")
 
 
 def smoke(work: Path) -> int:

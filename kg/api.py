@@ -42,6 +42,20 @@ class Graph:
         frame = catalogue.run(named, self.store, params).dataframe()
         return self._provenance(frame, name, named.parameter_values(params), named.bound_text(params))
 
+    def query_chunks(self, name: str, size: int = 10_000, **params):
+        """A named query's rows as DataFrames of at most `size` rows each, in the query's order, read
+        from the engine's answer as they are used (never the whole answer at once):
+
+            for frame in g.query_chunks("verdicts", size=50_000):
+                counts = counts.add(frame.groupby("status").size(), fill_value=0)
+        """
+        from itertools import islice
+        named = catalogue.lookup(self.catalogue, name, "g.queries()")
+        with catalogue.stream(named, self.store, params) as (columns, rows):
+            while chunk := list(islice(rows, size)):
+                frame = catalogue.Result(columns, chunk, named).dataframe()
+                yield self._provenance(frame, name, named.parameter_values(params), named.bound_text(params))
+
     def sparql(self, text: str):
         """Ad-hoc SPARQL SELECT over the union of all graphs, as a DataFrame."""
         variables, rows = self.store.select_values(text)

@@ -58,7 +58,8 @@ import copy
 import difflib
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -200,7 +201,10 @@ def to_term(param: Param, value: Any) -> ox.NamedNode | ox.Literal:
                 raise ValueError
             return ox.Literal(str(int(value)), datatype=ox.NamedNode(XSD + "integer"))
         if param.type == "decimal":
-            return ox.Literal(format(Decimal(str(value)), "f"), datatype=ox.NamedNode(XSD + "decimal"))
+            number = Decimal(str(value))
+            if not number.is_finite():  # NaN and infinities are no xsd:decimal
+                raise ValueError
+            return ox.Literal(format(number, "f"), datatype=ox.NamedNode(XSD + "decimal"))
         if param.type == "boolean":
             text = str(value).lower()
             if text not in ("true", "false", "1", "0"):
@@ -390,6 +394,19 @@ class IRI(str):
         from urllib.parse import unquote
         tail = re.split(r"[/#]", self.rstrip("/#"))[-1]
         return unquote(tail) or str(self)
+
+
+class NamedIRI(IRI):
+    """An IRI with a display name (kg/names.py): its short id is the name."""
+
+    def __new__(cls, value: str, name: str):
+        made = super().__new__(cls, value)
+        made.name = name
+        return made
+
+    @property
+    def short(self) -> str:
+        return self.name
 
 
 def term_value(term) -> Any:
@@ -734,11 +751,15 @@ def as_boolean(query: NamedQuery, column: str, value: Any) -> bool | None:
 
 
 def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Result:
+    return Result(query.output_columns, list(finished(query, rows, params)), query)
+
+
+def finished(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each engine row finished as it comes (booleans, packed tokens, derived columns, statuses)."""
     values = query.parameter_values(params)
     columns = query.output_columns
     booleans = [c for c, t in query.types.items() if t == "boolean"]
     statuses = [c for c, t in query.types.items() if t == "status"]
-    finished = []
     for row in rows:
         for c in booleans:
             row[c] = as_boolean(query, c, row.get(c))
@@ -750,14 +771,11 @@ def finish(query: NamedQuery, rows: Iterable[dict[str, Any]], params: dict[str, 
             if row.get(c) is not None:
                 row[c] = Status(row[c])
         # a column that is a bound parameter holds its value: the bound text does not project it
-        finished.append({c: row[c] if c in row else values.get(c) for c in columns})
-    return Result(columns, finished, query)
+        yield {c: row[c] if c in row else values.get(c) for c in columns}
 
 
-def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=None) -> Result:
-    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`);
-    with a cache (kg/cache.py), an answer kept for the store's present state is used instead."""
-    params = params or {}
+def run_check(query: NamedQuery, backend) -> None:
+    """Refuses a query on an engine known to compute it wrongly (its header's `unsupported`)."""
     engine = getattr(backend, "engine", None)
     if engine is None and query.unsupported and hasattr(backend, "identify_engine"):
         engine = backend.identify_engine()
@@ -765,6 +783,13 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=
         from .errors import StoreUnavailable
         raise StoreUnavailable(f"{query.name} is not run on {engine}: {query.unsupported[engine]} — "
                                f"kg refuses rather than report its wrong numbers (see docs/engines.md)")
+
+
+def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=None) -> Result:
+    """Runs a named query on a backend (anything with `select_values(text) -> (variables, rows)`);
+    with a cache (kg/cache.py), an answer kept for the store's present state is used instead."""
+    params = params or {}
+    run_check(query, backend)
     variables, rows = select(backend, query.bound_text(params), cache)
     # each engine row is let go as its finished row is made, so that a million-row answer is held
     # once, not three times (the rows, their dicts, the finished dicts)
@@ -773,7 +798,26 @@ def run(query: NamedQuery, backend, params: dict[str, Any] | None = None, cache=
     def taken():
         while rows:
             yield dict(zip(variables, rows.pop()))
-    return finish(query, taken(), params)
+    result = finish(query, taken(), params)
+    from .names import name_systems
+    name_systems(backend, result.columns, result.rows, cache)  # shown by their names, as the report shows them
+    return result
+
+
+@contextmanager
+def stream(query: NamedQuery, backend, params: dict[str, Any] | None = None):
+    """As `run`, but (columns, an iterator of finished rows) as the backend gives them: the embedded
+    store's answer read from a file (Store.stream_values), never held whole; a backend without
+    stream_values answers as select_values does."""
+    params = params or {}
+    run_check(query, backend)
+    text = query.bound_text(params)
+    if hasattr(backend, "stream_values"):
+        with backend.stream_values(text) as (variables, rows):
+            yield query.output_columns, finished(query, (dict(zip(variables, r)) for r in rows), params)
+        return
+    variables, rows = backend.select_values(text)
+    yield query.output_columns, finished(query, (dict(zip(variables, r)) for r in rows), params)
 
 
 def select(backend, text: str, cache=None) -> tuple[list[str], list[tuple]]:
@@ -827,4 +871,19 @@ def markdown(entries: dict[str, NamedQuery]) -> str:
                 interval = f", 95% interval `{r.low}`–`{r.high}`" if r.low and r.high else ""
                 how += f" · rate: {what} `{r.of}`{interval}"
             lines.append(f"| `{c}` | {q.columns[c]}{how} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _statuses_markdown()) + "\n"
+
+
+def _statuses_markdown() -> list[str]:
+    """The scheme of verdict statuses (kg/statuses.py): what each kg:status means to every rate."""
+    from . import statuses
+    lines = ["", "## Verdict statuses", "",
+             "What each status of the verdict layer (`kg:status`) means to every rate, from the SKOS scheme",
+             "`kg:verdictStatuses` in kg's vocabulary (`kg/vocab/kg.ttl`, and a project's `vocab/*.ttl`): the",
+             "queries and the tally layer read it from the store, the report from the same files. A status that",
+             "counts is in a rate's denominator; an excluded one is counted beside it, in the `excluded_*` column",
+             "its exclusion names.", "", "| status | label | counts | exclusion |", "|---|---|---|---|"]
+    for s in statuses.scheme():
+        where = f"`excluded_{s.reason}`" if s.reason else "—"
+        lines.append(f"| `{s.notation}` | {s.label} | {'yes' if s.counts else 'no'} | {where} |")
+    return lines

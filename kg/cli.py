@@ -4,6 +4,7 @@ failed."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import re
 import sys
@@ -13,12 +14,15 @@ import click
 
 import textwrap
 
-from . import catalogue, ingest, output
+from . import catalogue, damage, ingest, output, withdrawals
 from . import report as report_module
 from .errors import OutputUnwritable, StoreBusy, UsageError
 from .layers import LayerError
-from .store import Store, Where, locate
+from .store import Store, Where, locate, wait_seconds
 from .terms import PREFIXES
+
+# the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
+DISTRIBUTION = "kg-evalgraph"
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION = 0, 1, 2, 3, 4
 
@@ -45,7 +49,7 @@ def _where(store_path) -> Where:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="kg")
+@click.version_option(package_name=DISTRIBUTION, prog_name="kg")
 def cli():
     """kg — the evaluation knowledge graph.
 
@@ -91,10 +95,27 @@ def _open(store_path, read_only=False):
 
 
 def _progress(files):
-    if len(files) < 2 or not sys.stderr.isatty():
+    if len(files) < 2:
         return files
+    if not sys.stderr.isatty():
+        return _progress_lines(files)
     return click.progressbar(files, label="loading", file=sys.stderr,
                              item_show_func=lambda item: Path(item[0]).name if item else "")
+
+
+def _progress_lines(files, every: float = 5.0):
+    """Progress for a log or a pipe: a line on stderr at most every `every` seconds (and at the end),
+    each written at once, so that a long load of many files shows how far it got."""
+    import time
+    started = last = time.monotonic()
+    for done, item in enumerate(files):
+        yield item
+        now = time.monotonic()
+        if now - last >= every or done + 1 == len(files):
+            last = now
+            sys.stderr.write(f"kg load: {done + 1} of {len(files)} files done in {now - started:.0f} s "
+                             f"(last: {item[0]})\n")
+            sys.stderr.flush()
 
 
 def _report(outcomes, verb: str) -> int:
@@ -117,7 +138,27 @@ def _report(outcomes, verb: str) -> int:
     summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
     bad = counts.get("rejected") or counts.get("failed")
     click.echo(f"{verb}: {summary or 'no input files found'}", err=bool(bad))
+    _warning_summary([o for o in outcomes if o.status in ("loaded", "valid")], verb)
     return EXIT_REJECTED if bad else EXIT_OK
+
+
+def _warning_summary(outcomes, verb: str) -> None:
+    """The SHACL warnings of the files just read, one line per kind of warning with its count and the
+    number of files (a folder of real EARL reports raises thousands, all of a few kinds); each
+    warning, with its file and place, is on `kg stats --warnings`."""
+    kinds: dict[str, list] = {}
+    for o in outcomes:
+        for w in o.warnings:
+            if w["severity"].endswith("#Warning"):
+                kinds.setdefault(w["message"], []).append(o.path)
+    if not kinds:
+        return
+    total, files = sum(map(len, kinds.values())), len({f for fs in kinds.values() for f in fs})
+    click.echo(f"{total} warning(s) in {files} file(s), by kind:")
+    for message, where in sorted(kinds.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        click.echo(f"  {len(where):>6}  {message} ({len(set(where))} file(s))")
+    click.echo("  (each with its file and place: kg stats --warnings)" if verb == "load" else
+               "  (each with its place: kg load the files, then kg stats --warnings)")
 
 
 def import_options(fn):
@@ -168,7 +209,7 @@ def _import_options(system=None, replay_set=None, grader_kind=(), threshold=(), 
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it "
               "(a loader's kind: `kg load --kinds` lists them).")
 @click.option("--kinds", is_flag=True, is_eager=True, expose_value=False, callback=lambda ctx, _, value: _list_kinds(ctx, value),
@@ -201,6 +242,11 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
       kg load harness-report.json --kind earl     # JSON-LD EARL with a plain .json name
       kg load --revise runs/2026-11-20.earl.jsonl # a corrected file: the earlier version stays
     """
+    try:
+        ingest.check_arguments(paths, base)  # before the store is opened: a refused command creates no store
+    except UsageError as err:
+        click.echo(f"kg load: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     store = _open(store_path)
     try:
         outcomes = ingest.load(store, paths, kind=kind, base=base, force=force, validate=not skip_validation,
@@ -212,7 +258,7 @@ def load(paths, kind, base, force, revise, skip_validation, store_path, **import
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())  # kg.ingest.discover says what is missing
 @click.option("--kind", help="Read every file as this kind instead of recognising it.")
 @import_options
 @store_option
@@ -267,30 +313,38 @@ def stats(fmt, warnings, store_path):
              "warnings": [{k: v for k, v in w.items() if v is not None} for w in s.warnings]}
             for s in sources]}, indent=2))
         return
-    rows = [("kind", "triples", "warnings", "sha256", "pins", "path")]
+    rows = [("kind", "triples", "warnings", "info", "sha256", "pins", "path")]
     for s in sources:
         pins = s.pins[0][:19] + (f" (+{len(s.pins) - 1})" if len(s.pins) > 1 else "") if s.pins else ""
         warned = sum(1 for w in s.warnings if w["severity"].endswith("#Warning"))
-        rows.append((s.kind, str(s.triples), str(warned), s.sha256[:12], pins, _short(s.path)))
+        informed = sum(1 for w in s.warnings if w["severity"].endswith("#Info"))
+        rows.append((s.kind, str(s.triples), str(warned), str(informed), s.sha256[:12], pins, _short(s.path)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        click.echo("  ".join(c.ljust(w) if i in (0, 3, 4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        click.echo("  ".join(c.ljust(w) if i in (0, 4, 5, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
     data = [s for s in sources if s.kind != "vocabulary"]
     click.echo(f"\n{len(data)} source(s), {sum(s.triples for s in data)} triples "
                f"(+{len(sources) - len(data)} vocabularies); {len(store)} quads in {store.path}")
+    withdrawn = store.select("SELECT (COUNT(?w) AS ?n) (SUM(?a) AS ?assertions) WHERE { GRAPH <urn:kg:catalogue> { "
+                             "?w a kg:Withdrawal ; kg:withdrawnAssertions ?a FILTER NOT EXISTS { ?w kg:revisedAs ?later } } }")
+    if withdrawn and int(withdrawn[0][0].value):
+        click.echo(f"withdrawn: {withdrawn[0][0].value} source(s) by kg drop, {withdrawn[0][1].value} assertion(s) out "
+                   f"of every rate; kept readable (kg history SOURCE)")
     for layer in derived:  # not sources: made from them by the rules in queries/layers/
         state = "" if layer["current"] else " (out of date: rebuilt when the store is next opened for writing)"
         click.echo(f"derived: {layer['name']} — {layer['nodes']} nodes, {layer['triples']} triples in "
                    f"{layer['graph']}, from {_short(layer['rules'])}{state}")
-    if warnings:
+    if warnings:  # warnings (sh:Warning) apart from information (sh:Info): only the first are counted above
         for s in sources:
-            if s.warnings:
-                click.echo(f"\nwarnings in {_short(s.path)}:")
+            for severity, heading in (("warning", "warnings"), ("info", "information (not warnings)")):
+                mine = [w for w in s.warnings if w["severity"].rsplit("#", 1)[-1].lower() == severity]
+                if not mine:
+                    continue
+                click.echo(f"\n{heading} in {_short(s.path)}:")
                 grouped: dict[str, list] = {}
-                for w in s.warnings:
+                for w in mine:
                     grouped.setdefault(w["message"], []).append(w)
                 for message, ws in grouped.items():
-                    severity = ws[0]["severity"].rsplit("#", 1)[-1].lower()
                     where = ws[0]["value"] or ws[0]["focus"] or "a blank node"
                     more = f" and {len(ws) - 1} more" if len(ws) > 1 else ""
                     click.echo(f"  {severity}: {message} — {where}{more}")
@@ -303,11 +357,27 @@ def _short(path: str) -> str:
         return path
 
 
+def _source_graph(source: str) -> str:
+    """A loaded file's graph, from its path (as loaded) or the graph IRI itself."""
+    graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
+    try:
+        import pyoxigraph as ox
+        ox.NamedNode(graph)  # checked before it is written into an update
+    except ValueError as err:
+        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
+                               f"`kg stats` lists what is loaded") from None
+    return graph
+
+
 @cli.command()
 @click.argument("source")
 @store_option
 def drop(source, store_path):
-    """Remove one source: its graph and its catalogue record.
+    """Withdraw one source: its graph and record leave the store, and every rate with them.
+
+    What it held stays readable (`kg history SOURCE` shows the withdrawal), and loading the
+    file again is judged against it by the append-only rules (`--revise` accepts a changed
+    one, kept as a revision). `kg erase` is the one command that destroys a source's words.
 
     SOURCE is the file's path (as loaded) or its graph IRI.
 
@@ -315,20 +385,46 @@ def drop(source, store_path):
     Example:
       kg drop examples/cubby-routing.earl.jsonl
     """
-    graph = source if "://" in source or source.startswith("urn:") else Path(source).resolve().as_uri()
-    try:
-        import pyoxigraph as ox
-        ox.NamedNode(graph)  # checked before it is written into the DROP update
-    except ValueError as err:
-        raise click.UsageError(f"{source} is not a loaded file's path or graph IRI ({err}); "
-                               f"`kg stats` lists what is loaded") from None
+    graph = _source_graph(source)
     store = _open(store_path)
     if store.drop_source(graph):
         store.flush()
-        click.echo(f"dropped {source}")
+        click.echo(f"dropped {source} (withdrawn: kept readable in the record; `kg history {source}` shows it)")
     else:
         click.echo(f"kg drop: {source} is not loaded (see `kg stats` for what is)", err=True)
         sys.exit(EXIT_REJECTED)
+
+
+@cli.command()
+@click.argument("source")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@store_option
+def erase(source, yes, store_path):
+    """Destroy a source's words for good (a legal removal): its graph if it is loaded, and the
+    content every earlier version and withdrawal of it kept. `kg drop` withdraws and keeps;
+    only this destroys. The history keeps that it happened (a kg:Erasure: when, which digests).
+
+    SOURCE is the file's path (as loaded) or its graph IRI.
+
+    \b
+    Example:
+      kg erase runs/leaked.earl.jsonl --yes
+    """
+    graph = _source_graph(source)
+    store = _open(store_path)
+    loaded = store.source_sha256(graph) is not None
+    if not loaded and not store.ask(f"ASK {{ GRAPH <urn:kg:catalogue> {{ ?r prov:specializationOf <{graph}> ; "
+                                    f"kg:content|kg:change ?words }} }}"):
+        click.echo(f"kg erase: nothing of {source} is kept (not loaded, no earlier version or withdrawal with "
+                   f"its words); `kg history {source}` shows what happened to it", err=True)
+        sys.exit(EXIT_REJECTED)
+    what = ("its graph (it is loaded) and " if loaded else "") + "the words every earlier version and withdrawal of it kept"
+    if not yes and not click.confirm(f"Destroy {what}, for good? kg history will say only that it happened", err=True):
+        sys.exit(EXIT_USAGE)
+    digests = store.erase_source(graph)
+    store.flush()
+    click.echo(f"erased {source}: {what} ({len(digests)} version(s): {', '.join(d[:12] for d in digests)}); "
+               f"kg history {source} shows the erasure")
 
 
 @cli.command()
@@ -415,10 +511,15 @@ def queries(name, fmt):
     if fmt == "json":
         click.echo(json.dumps([_describe(q) for q in entries.values()], indent=2))
         return
-    rows = [{"name": q.name, "summary": q.summary,
-             "params": " ".join(f"{p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())}
-            for q in entries.values()]
-    click.echo(output.render(["name", "params", "summary"], rows), nl=False)
+    # a query a line (its name and parameters), its summary folded below it to the terminal's width
+    width = output.terminal_width() or 100
+    for q in entries.values():
+        params = " ".join(f"-p {p.name}={p.default if p.default is not None else '…'}" for p in q.params.values())
+        click.echo(textwrap.fill(f"{q.name}  {params}".rstrip(), width, subsequent_indent="    ",
+                                 break_on_hyphens=False))
+        click.echo(textwrap.fill(q.summary, width, initial_indent="    ", subsequent_indent="    ",
+                                 break_on_hyphens=False))
+    click.echo(f"({len(entries)} queries; kg queries NAME describes one)")
 
 
 def _named(entries, name):
@@ -468,11 +569,41 @@ def query(name, pairs, fmt, wide, chosen, store_path):
     """
     named = _named(catalogue.load(), name)
     store = _open(store_path, read_only=True)
+    params, prefixes = _parse_params(pairs), _prefixes(store)
     try:
-        result = catalogue.run(named, store, _parse_params(pairs))
+        def iri(key):
+            return key in named.params and named.params[key].type == "iri"
+        # unknown, missing and ill-typed parameters refused before any IRI is looked up
+        named.terms({key: "urn:kg:checked-below" if iri(key) else value for key, value in params.items()})
+        for key, value in params.items():  # an IRI as kg prints it (short id, prefixed name or IRI)
+            if iri(key):
+                params[key] = _iri(store, key, value, prefixes)
+        if fmt != "table":  # rows written as the engine's answer is read, never held whole
+            with catalogue.stream(named, store, params) as (columns, rows):
+                try:
+                    output.expand(columns, chosen)
+                except output.ColumnError as err:
+                    raise click.UsageError(str(err)) from None
+                try:
+                    output.write(columns, rows, fmt, sys.stdout, chosen)
+                except BrokenPipeError:
+                    raise  # the reader stopped reading (`| head`): as before
+                except OSError as err:  # a full disk under a redirect: said, not a traceback
+                    raise OutputUnwritable(f"cannot write the answer to standard output: "
+                                           f"{err.strerror or err}") from None
+            return
+        result = catalogue.run(named, store, params)
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
-    _print_rows(result.columns, result.rows, fmt, _prefixes(store), named.rates, wide, chosen)
+    _print_rows(result.columns, result.rows, fmt, prefixes, named.rates, wide, chosen)
+
+
+def _iri(store, param: str, value: str, prefixes: dict[str, str]) -> str:
+    from .ids import UnknownId, resolve
+    try:
+        return resolve(store, param, value, prefixes)
+    except UnknownId as err:
+        raise click.UsageError(str(err)) from None
 
 
 @cli.command()
@@ -504,7 +635,7 @@ def history(subject, fmt, store_path):
     rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
                   key=lambda r: tuple("" if r.get(c) is None else str(r[c]) for c in ("time", "event", "subject", "detail")))
     columns = [c for c in named.columns]
-    click.echo(output.render(columns, rows, fmt, _prefixes(store)), nl=False)
+    click.echo(output.render(columns, rows, fmt, _prefixes(store), width=output.terminal_width()), nl=False)
 
 
 def _history_subjects(store, value: str) -> list[str]:
@@ -514,29 +645,52 @@ def _history_subjects(store, value: str) -> list[str]:
     path = Path(value)
     if path.exists():
         return [path.resolve().as_uri()]
-    if "://" in value or value.startswith(("urn:", "file:")):
-        return [value]
+    if "://" in value or value.startswith(("urn:", "file:")) or ":" in value and not value.startswith("sha"):
+        if withdrawals.in_record(store, value):  # a source or item no longer loaded, that the record keeps
+            return [value]
+        return [_iri(store, "of", value, _prefixes(store))]  # an IRI or prefixed name: refused when it names nothing
     rows = store.select("""SELECT DISTINCT ?s WHERE { GRAPH ?g { ?s dcterms:identifier ?id }
                            { GRAPH ?h { ?s earl:result ?r } } UNION { GRAPH ?h { ?a earl:test ?s } } }
                            ORDER BY ?s""", id=ox.Literal(value))
-    if not rows:
-        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded case or assertion")
-    return [r[0].value for r in rows]
+    found = [r[0].value for r in rows] or withdrawals.items_named(store, value)
+    if not found:
+        raise click.UsageError(f"{value!r} is neither a file, an IRI, nor the id of a loaded or withdrawn case or "
+                               f"assertion")
+    return found
+
+
+def _list_prefixes(store_path) -> None:
+    where = _where(store_path)
+    prefixes = _prefixes(_open(store_path, read_only=True)) if where.endpoint or where.exists() else dict(PREFIXES)
+    width = max(len(p) for p in prefixes) + 1
+    for prefix, namespace in prefixes.items():
+        click.echo(f"{(prefix + ':').ljust(width)}  {namespace}")
 
 
 @cli.command()
-@click.argument("query_text")
+@click.argument("query_text", required=False)
+@click.option("--prefixes", "list_prefixes", is_flag=True,
+              help="List the prefixes every query may use undeclared, and exit.")
 @format_option
 @table_options
 @store_option
-def sparql(query_text, fmt, wide, chosen, store_path):
-    """Run ad-hoc SPARQL (text, or a file) over the union of all graphs.
+def sparql(query_text, list_prefixes, fmt, wide, chosen, store_path):
+    """Run ad-hoc SPARQL (text, or a .rq file) over the union of all graphs.
+
+    The catalogue's prefixes (earl:, apeval:, prov:, dcterms:, kg:, ...), the store's `id:` and the
+    prefixes the loaded replay sets declare may be used without a PREFIX line (`--prefixes` lists them);
+    a query's own PREFIX lines take precedence.
 
     \b
     Examples:
-      kg sparql 'SELECT ?set ?digest WHERE { ?set <https://agenticprimitives.dev/ns/evaluation#setDigest> ?digest }'
+      kg sparql 'SELECT ?set ?digest WHERE { ?set apeval:setDigest ?digest }'
       kg sparql queries/results/pass-at-k.rq --format csv     # a catalogue file runs as plain SPARQL too
+      kg sparql --prefixes
     """
+    if list_prefixes:
+        return _list_prefixes(store_path)
+    if query_text is None:
+        raise click.UsageError("give a SELECT query (its text in quotes, or a .rq file), or --prefixes")
     text = _query_text(query_text)
     form = _query_form(text)
     if form in UPDATE_FORMS:  # else the engine's parser says "expected CONSTRUCT", which misleads
@@ -545,22 +699,52 @@ def sparql(query_text, fmt, wide, chosen, store_path):
     if form in ("ASK", "CONSTRUCT", "DESCRIBE"):
         raise click.UsageError(f"kg sparql runs SELECT queries only, and this is {form}: rewrite it as a SELECT")
     store = _open(store_path, read_only=True)
+    prefixes = _prefixes(store)
+    declared = {m.group(1) for m in re.finditer(r"PREFIX\s+([^\s:]*):", catalogue.code_only(text), re.IGNORECASE)}
+    # on one line, so that the engine's line numbers are the text's plus one
+    prologue = " ".join(f"PREFIX {p}: <{ns}>" for p, ns in prefixes.items() if p not in declared)
     try:
-        variables, rows = store.select_values(text)
+        variables, rows = store.select_values(prologue + "\n" + text)
     except SyntaxError as err:
-        raise click.UsageError(f"the query is not valid SPARQL: {err}") from None
+        raise click.UsageError(_syntax_error(str(err), text, prefixes)) from None
     except AttributeError:
         raise click.UsageError("kg sparql runs SELECT queries only") from None
-    _print_rows(variables, [dict(zip(variables, r)) for r in rows], fmt, _prefixes(store), None, wide, chosen)
+    _print_rows(variables, [dict(zip(variables, r)) for r in rows], fmt, prefixes, None, wide, chosen)
+
+
+def _syntax_error(message: str, text: str, prefixes: dict[str, str]) -> str:
+    """The engine's parser error said shortly, at its place in the text as given: the line with a caret
+    under the column, and what was expected (without the character classes the parser lists)."""
+    where = re.match(r"error at (\d+):(\d+): (.*)", " ".join(message.split()))
+    if not where:
+        return f"the query is not valid SPARQL: {message.splitlines()[0][:200]}"
+    line, column, expected = int(where.group(1)) - 1, int(where.group(2)), where.group(3)
+    lines = text.splitlines() or [""]
+    shown = lines[line - 1] if 0 < line <= len(lines) else ""
+    caret = " " * max(0, column - 1) + "^"
+    if "Prefix not found" in expected:
+        start = shown.rfind(" ", 0, column - 1) + 1
+        word = shown[start:].split(":", 1)[0] if shown else "?"
+        why = (f"the prefix {word}: is not declared: add PREFIX {word}: <...> "
+               f"(`kg sparql --prefixes` lists those kg declares)")
+    else:
+        words = [w.strip(" '\"") for w in re.split(r",\s*", re.sub(r"\[[^\]]*\]", "", expected.removeprefix("expected one of ")))]
+        words = [w for w in words if w]
+        why = "expected " + (" or ".join(words[:6]) if words else expected[:120])
+    return f"the query is not valid SPARQL at line {line}, column {column}: {why}\n  {shown}\n  {caret}"
 
 
 def _query_text(argument: str) -> str:
-    """The argument as a file's content when it names a file, else as the query itself."""
+    """The argument as a file's content when it names a file, else as the query itself; a word with no
+    space or brace (`pass-at-k.rq`) is a file's name, and one that does not exist is said to be missing."""
     try:
         is_file = Path(argument).is_file()
     except (OSError, ValueError):  # a query longer than a file name may be, or holding a NUL
         is_file = False
     if not is_file:
+        if not re.search(r"[\s{]", argument):
+            raise click.UsageError(f"no query file {argument}: it does not exist (a query given as text "
+                                   f"has a {{ ... }} pattern; quote it)")
         return argument
     try:
         return Path(argument).read_text(encoding="utf-8")
@@ -579,29 +763,12 @@ def _query_form(text: str) -> str:
     return match.group(1).upper() if match else ""
 
 
-def _resource_iri(store, value: str, kind: str, what: str, listing: str) -> str:
-    """A resource of `kind` (earl:TestSubject, apeval:ReplaySet) named by its IRI or by the id its
-    files gave it (`cubby@1.4.0`); an id that names none or several is a usage error saying which exist."""
-    import pyoxigraph as ox
-    rows = store.select(f"SELECT DISTINCT ?s WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}",
-                        id=ox.Literal(value))
-    if len(rows) == 1:
-        return rows[0][0].value
-    if "://" in value or value.startswith("urn:"):
-        return value
-    if rows:
-        raise click.UsageError(f"the {what} id {value!r} names {len(rows)} {what}s: give its IRI")
-    known = sorted(r[0].value for r in store.select(
-        f"SELECT DISTINCT ?id WHERE {{ GRAPH ?g {{ ?s a {kind} ; dcterms:identifier ?id }} }}"))
-    raise click.UsageError(f"no {what} {value!r} is loaded ({listing}: {', '.join(known) or 'none'})")
-
-
 def _system_iri(store, value: str) -> str:
-    return _resource_iri(store, value, "earl:TestSubject", "system", "systems")
+    return _iri(store, "system", value, _prefixes(store))
 
 
 def _set_iri(store, value: str) -> str:
-    return _resource_iri(store, value, "apeval:ReplaySet", "replay set", "replay sets")
+    return _iri(store, "replay_set", value, _prefixes(store))
 
 
 # the columns `kg compare` shows in a table; csv, tsv and json give every column of the query
@@ -609,6 +776,10 @@ COMPARE_TABLE = ["replay_set", "grader_kind", "grader", "status", "cases", "pair
                  "unchanged", "new_wrong_answers", "baseline_only", "candidate_only", "excluded_cases",
                  "pass1_cases", "pass_at_1_difference", "pass_at_1_difference_low", "pass_at_1_difference_high",
                  "mcnemar_p", "pass_rate_difference", "pass_rate_difference_low", "pass_rate_difference_high"]
+
+
+# the grader kinds a verdict may have (pass-at-k's grader_kind column): a gate names one of these
+GRADER_KINDS = ("mechanical", "model", "human", "undeclared")
 
 
 def compare_gate(rows, kinds, fail_on_regression: bool, max_drop: float | None, new_wrong_answers: bool,
@@ -677,9 +848,18 @@ def compare(baseline, candidate, replay_set, tolerance, fail_on_regression, gate
       kg compare cubby@1.4.0 cubby@1.5.0-rc1 --fail-on-regression --max-drop 0.05 --tolerance 0.34
       kg compare cubby@1.4.0 cubby@1.5.0-rc1 --new-wrong-answers || echo "a new wrong answer"
     """
+    unknown = [k for k in gate_kinds if k not in GRADER_KINDS]
+    if unknown:  # a typo must not read as a gate failed (exit 4) for a kind with no verdicts
+        close = [c for k in unknown for c in difflib.get_close_matches(k, GRADER_KINDS, n=1)]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise click.UsageError(f"--gate-kind {', '.join(unknown)}: not a grader kind{hint}; the kinds: "
+                               f"{', '.join(GRADER_KINDS)}")
     store = _open(store_path, read_only=True)
     params = {"baseline": _system_iri(store, baseline), "candidate": _system_iri(store, candidate),
               "tolerance": tolerance}
+    if params["baseline"] == params["candidate"]:
+        raise click.UsageError(f"the baseline and the candidate are the same system ({params['baseline']}): "
+                               f"compare two different systems")
     if replay_set:
         params["replay_set"] = _set_iri(store, replay_set)
     named = catalogue.load()["compare"]
@@ -794,7 +974,8 @@ def report_coverage(ctx, history, out, fail_under, store_path):
     for skipped in foreign:
         click.echo(f"kg report coverage: warning: {skipped} (skipped, left as it is)", err=True)
     report_module.publish(target, lambda folder: report_module.render_site(
-        store, folder, _prefixes(store), pages=["coverage"], extra={"trend": trend}, params={"k": ctx.obj["k"]}),
+        store, folder, _prefixes(store), pages=["coverage"],
+        extra={"trend": trend, **({"threshold": fail_under / 100} if fail_under is not None else {})}, params={"k": ctx.obj["k"]}),
         protected)
     figures = snapshot["class_coverage"]
     rate = figures["rate"]
@@ -841,6 +1022,8 @@ def serve(bind, store_path):
 
 def main():
     try:
+        wait_seconds()  # KG_WAIT checked by every command, not only by one that comes to wait
+        damage.watching(True)  # a damaged store ends the command with a message, never a spin (kg/damage.py)
         cli(standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(EXIT_USAGE)
@@ -853,8 +1036,19 @@ def main():
     except click.ClickException as err:
         err.show()
         sys.exit(EXIT_REJECTED)
+    except catalogue.ParameterError as err:  # a value given on the command line (kg history, kg compare)
+        click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_USAGE)
     except (catalogue.CatalogueError, LayerError, OutputUnwritable) as err:  # a query or layer file is wrong, or a disk full
         click.echo(f"kg: {err}", err=True)
+        sys.exit(EXIT_REJECTED)
+    except FileNotFoundError as err:
+        # a reader's view of a store whose writer compacted a table file away mid-command (kg.store)
+        table = re.search(r"(\S+)/\d+\.(?:sst|log)\b", str(err))
+        if table is None:
+            raise
+        from .store import changed_under_reader
+        click.echo(f"kg: {changed_under_reader(table.group(1), err)}", err=True)
         sys.exit(EXIT_REJECTED)
     except RuntimeError as err:
         if "Corruption" not in str(err):

@@ -267,16 +267,24 @@ def gain_check(status, mean_difference, interval_low, minimum_gain):
 
 
 @finisher
-def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers, maximum_new_wrong_answers):
+def gate(status, mean_difference, interval_low, minimum_gain, new_wrong_answers, maximum_new_wrong_answers,
+         bound_by_name_only=None):
     """accept only with a gain (gain_check) and no more new wrong answers than the plan allows
     (0: Cubby's NoNewWrongAnswerCheck); otherwise reject, saying which check failed. A refused
-    or confounded comparison, or one without a paired case, gets no verdict."""
+    or confounded comparison, or one without a paired case, gets no verdict; so does one with a
+    trial bound to its variant by system name only (its run states no component digest): a gate
+    needs the variant pinned by content, not by name (the EvoOntology report: a task "still names
+    the same version, not an immutable content digest"), so it names the fix instead."""
     if status is None or status_kind(status) == "refused":
         return "refused"
     if status_kind(status) != "compared":
         return f"no verdict: {status}"
     if mean_difference is None:
         return "no verdict: no paired case"
+    by_name = int(bound_by_name_only or 0)
+    if by_name:
+        return (f"no verdict: {by_name} trial{'s' if by_name != 1 else ''} bound to the variant by system name only "
+                "(fix: pin the variant's digest: state each run's components with their digests)")
     reasons = []
     if interval_low is None:
         reasons.append("gain not established: fewer than two clusters")

@@ -18,23 +18,33 @@ CAUSES = ("agent", "grader", "environment")
 
 
 def implied_set(ctx: Context, t: Triples, set_id: str, case_ids: list[str], *, place: str,
-                title: str | None = None, version: str | None = None) -> tuple[str, dict[str, str]] | None:
-    """The replay set a results file implies: its id and its cases' ids, pinned by a digest of them
-    (sha256 of the RFC 8785 form of {"replaySet", "cases": sorted ids}). Several runs over the same
-    cases state the same set; a run over other cases under the same id is refused (the set's digest
-    would change under the runs already loaded), with the fix of naming its set apart."""
+                identity: dict | None = None, title: str | None = None,
+                version: str | None = None) -> tuple[str, dict[str, str]] | None:
+    """The replay set a results file implies, and the cases of it this file ran.
+
+    The set is what the tool ran its cases from (an Inspect task's dataset, a tau-bench environment's
+    tasks), pinned by a digest of what identifies it - sha256 of the RFC 8785 form of
+    {"replaySet": id, **identity} - not of the cases one file happened to run: a run over part of the
+    set (Inspect's --limit or --sample-id, a cancelled run, a tau-bench task range) is a run of the
+    same set, with the cases it did not run not run. Each file states the cases it ran as the set's
+    intents, so the set's cases are the union of those of its loaded runs, and two runs are compared
+    on the cases both ran. Another file naming the same set id with another identity (the same task
+    name on another dataset) is refused: pairing its cases by id would pair different questions."""
     mint = ctx.minter()
     set_iri = ctx.mint(place, lambda: mint.iri(set_id, "replayset"))
     if set_iri is None:
         return None
     ids = sorted(set(case_ids))
-    digest = canonical_digest({"replaySet": set_id, "cases": ids})
+    identity = identity or {}
+    digest = canonical_digest({"replaySet": set_id, **identity})
     loaded = set_digest(ctx, set_iri)
     if loaded is not None and loaded != digest:
         other = loaded_among(ctx, [set_iri], "apeval:setDigest ?d").get(set_iri, "another source")
-        ctx.problem(place, f'replay set "{set_id}" is already loaded from {other} with other cases '
-                    f"(digest {loaded}); this file's {len(ids)} cases give {digest}",
-                    "name this run's set apart with --replay-set, or drop the other source first")
+        said = ", ".join(f"{k} {v!r}" for k, v in identity.items()) or "no other identity"
+        ctx.problem(place, f'replay set "{set_id}" is already loaded from {other} as another set (digest {loaded}); '
+                    f"this file's set is identified by {said} (digest {digest})",
+                    "if this is another dataset under the same name, name its set apart with --replay-set; "
+                    "if it is the same one, load it under the id the other source gives it")
         return None
     s = iri(set_iri)
     t.add(s, p("rdf:type"), p("apeval:ReplaySet"))

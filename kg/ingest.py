@@ -5,15 +5,17 @@ write itself is one transaction. A rejected file leaves the store as it was and 
 the other files of the same command."""
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from . import paths, revisions, validation
+from . import paths, revisions, validation, withdrawals
 from .errors import Problem, Rejected, StoreUnavailable, UsageError
 from .loading import Context, LoaderSpec, Source, registry
 from .store import STAGING_SUFFIX, SourceRecord, Store, cannot_write, disk_full
@@ -49,8 +51,6 @@ def discover(targets: Iterable[str | Path], kind: str | None = None
         if problem is not None:
             refused.append(Outcome(_printable(path), None, "rejected", problems=[problem]))
             return
-        if not explicit and not path.is_file():
-            return  # a socket or a pipe: nothing a loader reads, and reading a pipe would block
         try:
             spec = loaders[kind] if kind else recognise(path)
         except OSError as err:
@@ -105,9 +105,23 @@ def _unusable(path: Path) -> Problem | None:
     if name != str(path):
         return Problem(name, "", "the file name is not UTF-8, so it cannot name the file's graph",
                        "rename the file (or its folder) with a UTF-8 name")
-    if path.is_symlink() and not path.exists():
-        return Problem(name, "", f"a symbolic link to {os.readlink(path)}, which does not exist",
-                       "restore its target, or remove the link")
+    try:
+        mode = path.stat().st_mode
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return Problem(name, "", f"a symbolic link in a loop (it leads, link by link, back to itself: "
+                           f"{os.readlink(path) if path.is_symlink() else err.strerror})",
+                           "point the link at a file, or remove it")
+        if path.is_symlink():
+            return Problem(name, "", f"a symbolic link to {os.readlink(path)}, which does not exist",
+                           "restore its target, or remove the link")
+        return None  # unreadable: said when it is read
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # reading a FIFO blocks until something writes it, and a socket or a device is no file of evidence
+        what = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+        return Problem(name, "", f"{what}, not a regular file: kg loads files whose bytes it can read whole "
+                       f"and digest", "write the data to a regular file and load that")
     return None
 
 
@@ -146,8 +160,9 @@ def sha256_hex(data: bytes) -> str:
 
 
 def ensure_vocabularies(store: Store) -> None:
-    """The vocabularies kg ships, each in its own graph, reloaded only when they change."""
-    for ttl in sorted(paths.VOCAB.glob("*.ttl")):
+    """The vocabularies kg ships and the project's (paths.vocabularies), each in its own graph,
+    reloaded only when they change."""
+    for ttl in paths.vocabularies():
         graph = f"urn:kg:vocab:{ttl.stem}"
         data = ttl.read_bytes()
         sha = sha256_hex(data)
@@ -155,7 +170,8 @@ def ensure_vocabularies(store: Store) -> None:
             continue
         import pyoxigraph as ox
         text = ox.serialize(ox.parse(data, format=ox.RdfFormat.TURTLE), format=ox.RdfFormat.N_TRIPLES).decode()
-        record = SourceRecord(graph=graph, path=str(ttl), kind="vocabulary", sha256=sha, loader="kg/vocab",
+        loader = "kg/vocab" if ttl.parent == paths.VOCAB else "vocab"  # kg's own, or the project's
+        record = SourceRecord(graph=graph, path=str(ttl), kind="vocabulary", sha256=sha, loader=loader,
                               triples=text.count("\n"))
         store.replace_source(record, text)
 
@@ -184,9 +200,31 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
         except OSError as err:
             raise StoreUnavailable(cannot_write(store.path, err)) from None
     outcomes = list(refused)
-    for path, spec in (progress(files) if progress else files):
-        outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
-                                 revise=revise, options=options))
+    # many files: each new small one written with its keys marked, the keys derived DEFER_FILES files at
+    # a time (Store.derive_deferred), not one store-wide derive step per file
+    defer = write and isinstance(store, Store) and len(files) > 1
+    store.defer_derivation = defer
+
+    def derive() -> None:
+        try:
+            store.derive_deferred()
+        except OSError as err:  # a full disk, say: the files are in place, their verdicts are not
+            store.defer_derivation = False  # the files left are written one by one, each failing alone
+            outcomes.append(Outcome(str(store.path), None, "failed", problems=[Problem(
+                str(store.path), "", f"the verdicts of the files loaded last could not be derived: "
+                f"{cannot_write(store.path, err)}", "the next kg load on this store derives them "
+                "(readers wait until then)")]))
+    try:
+        for path, spec in (progress(files) if progress else files):
+            outcomes.append(load_one(store, path, spec, base=base, write=write, force=force, validate=validate,
+                                     revise=revise, options=options))
+            if store.defer_derivation and store._deferred >= DEFER_FILES:
+                derive()
+        if store.defer_derivation:
+            derive()
+    finally:
+        if isinstance(store, Store):
+            store.defer_derivation = False
     if write:
         try:
             store.flush()
@@ -199,6 +237,21 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
                 f"({' '.join(str(err).split())}); the files listed as loaded are committed to its log",
                 "free space on that disk; the store replays its log when it next opens (`kg stats` shows the files)")]))
     return outcomes
+
+
+# new small files written between two derivations of the keys they marked: readers wait for marked keys
+# to be derived (as during a bulk load), so this bounds their wait too (about 100 one-line files in 20 s)
+DEFER_FILES = 100
+
+
+def check_arguments(targets: Iterable[str | Path], base: str | None) -> None:
+    """What a command can refuse before it opens (and so creates) a store: a path that is not
+    there, a base that is no IRI."""
+    for target in map(Path, targets):
+        if not target.exists() and not target.is_symlink():
+            raise UsageError(f"{target}: no such file or folder")
+    if base:
+        check_base(base)
 
 
 def check_base(base: str) -> None:
@@ -406,10 +459,34 @@ def _against_loaded(store: Store, source: Source, spec: LoaderSpec, sha: str, lo
     record; a changed evidence file must only add (`_append_only`). `new_text()` gives its new
     N-Triples, asked for only when the file changed."""
     revision_of = _revision_of(store, source.uri) if loaded_sha else ""
+    if loaded_sha is None and spec.kind not in revisions.EXEMPT_KINDS:
+        withdrawn = withdrawals.latest(store, source.uri)
+        if withdrawn is not None:
+            return _after_withdrawal(store, source, withdrawn, sha, revise, pins, new_text)
     if loaded_sha in (None, sha) or spec.kind in revisions.EXEMPT_KINDS:
         return "", revision_of, ""
     return (_append_only(store, source, str(source.path), new_text(), sha, revise, pins)
             or ("", revision_of, ""))
+
+
+def _after_withdrawal(store: Store, source: Source, withdrawn: withdrawals.Withdrawn, sha: str, revise: bool,
+                      pins: list[str], new_text) -> tuple[str, str, str]:
+    """A file loaded into the graph of a source `kg drop` withdrew: judged against the withdrawn version
+    by the append-only rules, as if that version were still loaded (a drop is not a way round them);
+    linked to the withdrawal, which records the digest that followed it and, with --revise, what changed."""
+    from datetime import datetime, timezone
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    changes = [] if withdrawn.sha256 == sha else revisions.compare(
+        revisions.parse_ntriples(withdrawn.content), revisions.parse_ntriples(new_text()))
+    name = str(source.path)
+    if changes and not revise:
+        raise Rejected(revisions.problems(name, changes, withdrawn.loaded_at, withdrawn.sha256, withdrawn.withdrawn_at))
+    if changes:
+        refused = revisions.sealed(store, name, source.uri, revisions.parse_ntriples(withdrawn.content), changes,
+                                   withdrawn.pins, pins)
+        if refused:
+            raise Rejected(refused)
+    return withdrawals.reloaded(withdrawn.node, sha, now, changes), withdrawn.node, ""
 
 
 def _record(source: Source, spec: LoaderSpec, sha: str, triples: int, pins, results, validate: bool,

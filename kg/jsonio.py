@@ -48,6 +48,20 @@ def _strict_object(pairs: list) -> dict:
     return value
 
 
+class _Overflow(ValueError):
+    pass
+
+
+_BIG_EXPONENT = re.compile(r"\d[eE][+]?\d{3}")
+
+
+def _finite_float(lexical: str) -> float:
+    value = float(lexical)
+    if value in (float("inf"), float("-inf")):
+        raise _Overflow(lexical)
+    return value
+
+
 def _no_constant(name: str):
     raise _Constant(name)  # NaN and Infinity are not JSON (RFC 8259), though Python's json reads them
 
@@ -63,7 +77,10 @@ def _loads(file: str, text: str, line: int | None = None) -> Any:
         start = text.rfind("\n", 0, index) + 1
         return f"line {text.count(chr(10), 0, index) + 1}, column {index - start + 1}"
     try:
-        value = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+        # a number beyond a double's range (1e400) reads as Infinity: refused where it is written (only
+        # a text holding an exponent of three digits pays for the check)
+        finite = {"parse_float": _finite_float} if _BIG_EXPONENT.search(text) else {}
+        value = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant, **finite)
     except _Duplicate:
         index, key = _scan(text, duplicate=True)
         raise Rejected([Problem(file, at(index), f'the key "{key}" appears twice in one object '
@@ -72,6 +89,12 @@ def _loads(file: str, text: str, line: int | None = None) -> Any:
         index, _ = _scan(text, constant=True)
         raise Rejected([Problem(file, at(index), f"{err} is not a JSON number",
                                 "write a number (or null where the field allows it)")]) from None
+    except _Overflow as err:
+        number = str(err)
+        found = re.search(r'(?<![\w."-])-?' + re.escape(number.lstrip("-")), text)
+        raise Rejected([Problem(file, at(found.start() if found else None),
+                                f"the number {number} is beyond the range of a double (about 1.8e308): "
+                                f"it would be read as Infinity", "write a number within that range")]) from None
     except RecursionError:
         index, _ = _scan(text, depth=MAX_DEPTH)
         raise Rejected([Problem(file, at(index), f"the JSON nests more than {MAX_DEPTH} levels deep, more than kg reads",

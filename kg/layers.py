@@ -6,8 +6,8 @@ A layer file has a `#+` header (summary, graph: the derived graph it writes) and
 opened by a `#+ step: NAME` line:
 
 - mark: runs before a change, while the changed sources' old triples are still in place, and
-  notes in the pending graph the keys they touch; kg flags the changed sources there first
-  (`GRAPH <urn:kg:layer:pending> { <source> a kg:ChangedSource }`);
+  notes in <urn:kg:layer:touched> the keys they touch; kg flags the changed sources first
+  (`GRAPH <urn:kg:layer:changed> { <source> a kg:ChangedSource }`);
 - derive: runs after the change and recomputes the marked keys.
 
 Keys are (case, system) pairs, marked into <urn:kg:layer:touched> and derived from
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from . import paths
+from . import paths, statuses
 from .terms import CATALOGUE_GRAPH, KG
 
 # scratch graphs of a write: the sources it changes, the keys their triples touch, the keys being derived
@@ -139,8 +139,10 @@ def load() -> tuple[Layer, ...]:
 
 
 def version() -> str:
-    """One digest of every layer's rules: a store whose layers were made by other rules rebuilds them."""
-    return hashlib.sha256(" ".join(f"{l.name}:{l.sha256}" for l in load()).encode()).hexdigest()[:16]
+    """One digest of every layer's rules and of the scheme of verdict statuses they read (kg/statuses.py):
+    a store whose layers were made by other rules, or another scheme, rebuilds them."""
+    rules = " ".join(f"{l.name}:{l.sha256}" for l in load()) + " " + repr(statuses.scheme())
+    return hashlib.sha256(rules.encode()).hexdigest()[:16]
 
 
 def graphs() -> set[str]:
@@ -240,6 +242,15 @@ def around(change: str, before: list[str], after: list[str] | None = None) -> st
         ops += [flag(after)] + [layer.mark for layer in load()]
     ops += _take(None) + _derive_taken() + _closing()
     return _compose(ops)
+
+
+def deferring(change: str, after: list[str]) -> str:
+    """One update: the change (new sources) and the keys their triples touch marked, nothing derived:
+    a load of many small files derives the marked keys together (Store.derive_deferred). The flags go
+    with the marks, so each file's update marks its own sources only."""
+    if not load():
+        return change
+    return _compose([change, flag(after)] + [layer.mark for layer in load()] + [f"DROP SILENT GRAPH <{CHANGED}>"])
 
 
 def rebuilding(mark: bool = True) -> str:

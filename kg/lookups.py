@@ -172,3 +172,53 @@ def check_supersessions(ctx: Context, edges: list[tuple[str, str, str]], keys: d
                 break
             node = nexts[0]
             path.append(node)
+
+
+# apeval's selection outcomes (skos:definition in the T-box) and what each says of the gold:
+# tp "The gold skill was selected", mis-sib "The gold skill's declared collision partner was selected
+# instead", mis-far "Some other skill was selected" (other than the gold skill), miss "A skill was
+# expected and none was selected" - each presupposes an expected skill; tn "No skill was expected and
+# none was selected", spur "No skill was expected and one was selected" - each presupposes none.
+NEEDS_GOLD_SKILL = {"tp", "mis-sib", "mis-far", "miss"}
+NEEDS_NO_GOLD_SKILL = {"tn", "spur"}
+SELECTION_NOTATIONS = {"so-tp": "tp", "so-tpAlt": "tp-alt", "so-misSib": "mis-sib", "so-misFar": "mis-far",
+                       "so-miss": "miss", "so-tn": "tn", "so-spur": "spur", "so-undetected": "undetected"}
+
+
+class GoldSkills:
+    """Whether the loaded gold expects a skill of an intent: True, False, or None when no gold
+    criterion states the intent's expected behaviour (nothing to check against). Asked once per intent."""
+
+    def __init__(self, ctx: Context):
+        self._ctx = ctx
+        self._known: dict[str, tuple | None] = {}
+
+    def expects(self, intent: str) -> tuple | None:
+        """(expects a skill, the behaviour's notation) or None."""
+        if intent not in self._known:
+            rows = self._ctx.select("""SELECT ?behaviour ?skill WHERE { GRAPH ?g { ?intent apeval:expectedBehaviour ?behaviour
+                                         OPTIONAL { ?intent apeval:expectedSkill ?skill } } }""",
+                                    intent=ox.NamedNode(intent))
+            if not rows:
+                self._known[intent] = None
+            else:
+                behaviour = rows[0][0].value.rsplit("behaviour-", 1)[-1]
+                self._known[intent] = (any(skill is not None for _, skill in rows), behaviour)
+        return self._known[intent]
+
+
+def check_selection(ctx: Context, gold: GoldSkills, place: str, intent: str, selection: str) -> None:
+    """A selection outcome the loaded gold makes impossible is refused: a tn or spur on an intent that
+    expects a skill, a tp, mis-sib, mis-far or miss on one that expects none (a decline case among them)."""
+    expected = gold.expects(intent)
+    if expected is None:
+        return
+    expects_skill, behaviour = expected
+    if expects_skill and selection in NEEDS_NO_GOLD_SKILL:
+        ctx.problem(place, f"selection outcome {selection} says no skill was expected, but the gold expects one "
+                    f"of <{intent}>", "tp, tp-alt, mis-sib, mis-far or miss: compare the selected skill with the "
+                    "gold's expectedSkill")
+    elif not expects_skill and selection in NEEDS_GOLD_SKILL:
+        ctx.problem(place, f"selection outcome {selection} needs a gold skill, but the gold expects none of "
+                    f"<{intent}> (a {behaviour} case)", "tn when no skill was selected, spur (with chargedTo) "
+                    "when one was")

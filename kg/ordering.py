@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
@@ -193,3 +193,87 @@ _KINDS = {"exact": 0, "binary": 0, "boolean": 1, "zoned": 2, "local": 3, "string
 def _kind_first(key: tuple) -> tuple:
     family, (rank, *value) = key
     return (rank, _KINDS.get(family, -1), *value)
+
+
+# ── the same order, sorted on disk: for answers streamed out (kg query --format csv|tsv|json) ──
+# SQLite sorts a table larger than its page cache by merging runs in temporary files, so the memory
+# a sort needs is bounded, whatever the answer's size; each sort key is three columns (rank, kind,
+# value) that SQLite orders as _key and _kind_first do, the TSV line itself is kept as text
+SORT_CACHE_KIB = 32 * 1024
+
+
+def _sql_key(key: tuple) -> tuple:
+    """(rank, kind, value) of a _key, as SQLite orders them: NULL, then numbers, then text, as SPARQL
+    (and `sort` above) orders the terms; an exact number a double cannot hold exactly is left to the engine."""
+    family, (rank, *value) = key
+    if rank < 3:
+        return rank, -1, (value[0] if value else None)
+    v = value[0]
+    if family == "exact":
+        if v == v.to_integral_value() and -2 ** 63 <= v < 2 ** 63:
+            v = int(v)
+        elif Decimal(float(v)) == v:
+            v = float(v)
+        else:
+            raise Unsortable(v)
+    elif family == "boolean":
+        v = int(v)
+    elif family == "zoned":
+        v = v.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    elif family == "local":
+        v = v.strftime("%Y-%m-%dT%H:%M:%S.%f")
+    return rank, _KINDS[family], v
+
+
+def sort_on_disk(variables: list[str], lines, keys: list[tuple[str, bool]], folder: str):
+    """The rows of a TSV answer (`lines`: each row's fields as text) in the order of `keys`, sorted on
+    disk in `folder`: an iterator of the rows' fields, or None when `sort` would answer None (a key
+    not projected, a value this module does not order, exact numbers beside doubles)."""
+    import sqlite3
+    try:
+        columns = [variables.index(name) for name, _ in keys]
+    except ValueError:
+        return None
+    db = sqlite3.connect(f"{folder}/sort.sqlite3", isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
+    db.execute("PRAGMA journal_mode=OFF")
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("PRAGMA temp_store=FILE")
+    names = [f"k{i}{part}" for i in range(len(columns)) for part in ("r", "k", "v")]
+    db.execute(f"CREATE TABLE answer ({', '.join(names)}, seq INTEGER, line TEXT)")
+    key = remembered(_tsv_key)
+    families = [set() for _ in columns]
+    insert = f"INSERT INTO answer VALUES ({', '.join('?' * (len(names) + 2))})"
+
+    def keyed():
+        for seq, fields in enumerate(lines):
+            values = []
+            for i, c in enumerate(columns):
+                k = key(fields[c])
+                families[i].add(k[0])
+                values += _sql_key(k)
+            yield (*values, seq, "\t".join(fields))
+    db.execute("BEGIN")
+    try:
+        batch = []
+        for row in keyed():
+            batch.append(row)
+            if len(batch) >= 10_000:
+                db.executemany(insert, batch)
+                batch.clear()
+        db.executemany(insert, batch)
+    except Unsortable:
+        db.close()
+        return None
+    if any({"exact", "binary"} <= f for f in families):
+        db.close()
+        return None
+    order = ", ".join(f"k{i}{part}{' DESC' if desc else ''}" for i, (_, desc) in enumerate(keys) for part in ("r", "k", "v"))
+
+    def rows():
+        try:
+            for (line,) in db.execute(f"SELECT line FROM answer ORDER BY {order}, seq"):
+                yield line.split("\t") if variables else []
+        finally:
+            db.close()
+    return rows()

@@ -5,7 +5,7 @@ The built-ins are the checkout's top-level folders when kg runs from a checkout 
 editable), else the copies the wheel carries in kg/builtin/ (pyproject.toml maps them there).
 
 A project folder is the nearest folder, from the working directory upward, holding a kg.toml
-(or the folder KG_HOME names). Its own queries/, shapes/, loaders/ and reports/ extend the
+(or the folder KG_HOME names). Its own queries/, shapes/, loaders/, reports/ and vocab/ extend the
 built-ins; a file named like a built-in one replaces it, and kg says so on stderr."""
 from __future__ import annotations
 
@@ -102,6 +102,20 @@ def folders(kind: str) -> list[Path]:
     if folder is not None and (folder / kind).is_dir() and (folder / kind).resolve() != found[0].resolve():
         found.append(folder / kind)
     return found
+
+
+def vocabularies() -> list[Path]:
+    """The vocabularies loaded into every store, each into a graph named by its file's stem: kg's own
+    (kg/vocab/*.ttl), then the project's vocab/*.ttl, which add terms - a verdict status, say - and
+    replace a built-in file of the same name (said on stderr)."""
+    found = {ttl.stem: ttl for ttl in sorted(VOCAB.glob("*.ttl"))}
+    folder = project()
+    if folder is not None and (folder / "vocab").is_dir() and (folder / "vocab").resolve() != VOCAB.resolve():
+        for ttl in sorted((folder / "vocab").glob("*.ttl")):
+            if ttl.stem in found:
+                warn_override(ttl, found[ttl.stem])
+            found[ttl.stem] = ttl
+    return list(found.values())
 
 
 _warned: set[tuple[str, str]] = set()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 import os
 import socket
 import tempfile
@@ -478,8 +479,8 @@ def _term(binding: dict | None):
     kind, value = binding["type"], binding["value"]
     if kind == "uri":
         return ox.NamedNode(value)
-    if kind == "bnode":
-        return ox.BlankNode(value)
+    if kind == "bnode":  # Virtuoso names them "nodeID://b10001": a label of N-Triples' letters, the same for the same node
+        return ox.BlankNode(re.sub(r"[^A-Za-z0-9_]", "_", value))
     if binding.get("xml:lang"):
         return ox.Literal(value, language=binding["xml:lang"])
     datatype = binding.get("datatype")

@@ -193,9 +193,12 @@ def _fix(old, new, subject) -> str:
     return GENERIC_FIX
 
 
-def problems(file: str, changes: list[Change], loaded_at: str, loaded_sha: str) -> list[Problem]:
+def problems(file: str, changes: list[Change], loaded_at: str, loaded_sha: str,
+             withdrawn_at: str = "") -> list[Problem]:
     """One problem per changed or disappeared item (the ones past MAX_PROBLEMS named together)."""
     since = f"since it was loaded on {loaded_at} (sha256 {loaded_sha[:12]}…)"
+    if withdrawn_at:
+        since += f" and withdrawn by kg drop on {withdrawn_at} (a drop keeps the record)"
     out = []
     for c in changes[:MAX_PROBLEMS - 1] if len(changes) > MAX_PROBLEMS else changes:
         detail = f": {'; '.join(c.details)}" if c.details else " from the file"

@@ -6,7 +6,7 @@ node), property shapes on a single predicate path with minCount, maxCount, datat
 pattern, nodeKind, class, minInclusive, maxInclusive, minLength and hasValue; node-level
 nodeKind, class and or/not over such conditions; and SPARQL constraints whose focus is a fixed
 node. A shapes file using anything else is validated by pySHACL, which stays the reference:
-tests/test_validation_equivalence.py proves both reach the same verdicts on every shape's data."""
+tests/validation/test_equivalence.py proves both reach the same verdicts on every shape's data."""
 from __future__ import annotations
 
 from dataclasses import dataclass

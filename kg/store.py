@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from . import layers
+from . import damage, layers
 from .catalogue import bind
 from .memory import give_back
 from .errors import NoStore, StoreBusy, StoreUnavailable, UsageError
@@ -241,10 +241,27 @@ class CatalogueStore:
         raise NotImplementedError
 
     def drop_source(self, graph: str) -> bool:
+        """A source withdrawn (kg/withdrawals.py): its graph, its record and the verdicts made of it
+        go in one update, which keeps what it withdrew readable in the catalogue graph."""
         if self.source_sha256(graph) is None:
             return False
-        self.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _delete_record(graph), before=[graph]))
+        self.update(layers.around(f"DROP SILENT GRAPH <{graph}> ;\n" + _withdraw(self, graph), before=[graph]))
         return True
+
+    def erase_source(self, graph: str) -> list[str]:
+        """kg erase: the source withdrawn if it is loaded, then the words its revisions and withdrawals
+        kept removed for good, leaving a kg:Erasure (kg/withdrawals.py). The digests erased."""
+        from . import withdrawals
+        if self.source_sha256(graph) is not None:
+            self.drop_source(graph)
+        update, digests = withdrawals.erasure(self, graph, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        if update:
+            self.update(update)
+        return digests
+
+    def graph_ntriples(self, graph: str) -> str:
+        return "".join(f"{s} {pr} {o} .\n" for s, pr, o in
+                       self.select("SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }", g=ox.NamedNode(graph)))
 
     def flush(self) -> None:
         pass
@@ -284,6 +301,9 @@ class CatalogueStore:
         if not self._layers_stale():
             return False
         started = time.monotonic()
+        # the layers read the scheme of verdict statuses from the store's vocabulary: brought up to date first
+        from .ingest import ensure_vocabularies
+        ensure_vocabularies(self)
         self.rebuild_layers()
         sys.stderr.write(f"kg: the derived layers of {self.path} were made by another version of kg (or none): "
                          f"rebuilt from its sources in {time.monotonic() - started:.1f} s\n")
@@ -299,6 +319,9 @@ class Store(CatalogueStore):
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = resolve_store_path(path)
+        # a load of many files writes each new small one with its keys marked, and derives them
+        # together (ingest.load): `defer_derivation` on, `_deferred` files written since the last derive
+        self.defer_derivation, self._deferred = False, 0
         self._bulk_loaded = 0  # triples bulk-loaded by this process, not yet counted in the catalogue
         # what a reader reads when the store holds graphs no record names (a load in progress, or one
         # cut short): the recorded graphs only, i.e. the state before that load; None: every graph
@@ -329,13 +352,30 @@ class Store(CatalogueStore):
                 raise StoreUnavailable(_cannot_open(self.path, err)) from None
             except RuntimeError as err:  # RocksDB's "Corruption: …"
                 raise StoreUnavailable(_cannot_open(self.path, err)) from None
+            damage.watch(self.path)  # a damaged block met later must not spin for ever (kg/damage.py)
         if read_only:
-            if self.path != ":memory:" and self._layers_stale():
-                self._rebuild_layers_as_writer()
-            self._read_recorded_only()
+            for attempt in range(READ_ATTEMPTS):
+                try:
+                    if self.path != ":memory:" and self._layers_stale():
+                        self._rebuild_layers_as_writer()
+                    self._read_recorded_only()
+                    break
+                except OSError as err:
+                    # a writer compacting the store deleted a file this view was about to read (issue 45:
+                    # FileNotFoundError in _unrecorded, one `kg compare` in six beside a load): a race,
+                    # not damage; a new view a moment later reads the new files
+                    if not _compacted_away(err) or attempt == READ_ATTEMPTS - 1:
+                        raise StoreUnavailable(changed_under_reader(self.path, err)) from None
+                    self.__dict__.pop("ox", None)  # (_rebuild_layers_as_writer may have let it go already)
+                    gc.collect()
+                    time.sleep(0.2 * (attempt + 1))
+                    self.ox = _open_read_only(self.path)
         else:
             self._drop_unrecorded()
             self.ensure_layers()
+            # a writer's own reads of a damaged store spin here, at open, or not at all: its check stops
+            # (a second handle read beside a long bulk load would cost the load a whole read of the store)
+            damage.settle(self.path)
 
     def _rebuild_layers_as_writer(self) -> None:
         """A reader that finds the layers out of date opens the store for writing once to rebuild them.
@@ -343,7 +383,7 @@ class Store(CatalogueStore):
         When another kg holds the store and the layers are of this kg's rules, that kg is deriving
         them (a bulk load in progress): the reader waits for it (KG_WAIT seconds, 600 by default),
         saying so, rather than read verdicts half derived."""
-        deadline = time.monotonic() + float(os.environ.get("KG_WAIT", "600"))
+        deadline = time.monotonic() + wait_seconds()
         said = False
         while True:
             in_progress = self.setting("layerVersion") == layers.version()
@@ -419,6 +459,26 @@ class Store(CatalogueStore):
                 rows.close()  # values whose order kg does not reproduce: the engine sorts, in a file of its own
                 names, rows = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")
             return names, [values(fields) for fields in rows]
+
+    @contextmanager
+    def stream_values(self, text: str):
+        """As select_values, but (variables, an iterator of rows) read from a file as they are used, so
+        that an answer of any size is never held: the engine's TSV answer, ordered on disk by
+        kg/ordering.py (sort_on_disk) when the query ends with an ORDER BY kg orders, else by the engine."""
+        from .catalogue import remembered, tsv_value
+        from .ordering import sort_on_disk, split_order_by
+        split = split_order_by(text)
+        value = remembered(tsv_value)
+        with tempfile.TemporaryDirectory(prefix="kg-answer-") as folder:
+            names, rows = self._tsv_answer(split[0] if split else text, Path(folder) / "answer.tsv")
+            ordered = sort_on_disk(names, rows, split[1], folder) if split else rows
+            if ordered is None:  # values whose order kg does not reproduce: the engine sorts
+                rows.close()
+                names, ordered = self._tsv_answer(text, Path(folder) / "engine-ordered.tsv")
+            try:
+                yield names, (tuple([value(f) for f in fields]) for fields in ordered)
+            finally:
+                ordered.close()
 
     def _tsv_answer(self, text: str, path: Path):
         """(variables, an iterator of each row's values as TSV text) of a SELECT, written to `path`."""
@@ -502,6 +562,14 @@ class Store(CatalogueStore):
                 self.bulk_write(record.graph, ntriples)
                 self.record_bulk_loaded(record, history)
                 return
+            if self.defer_derivation:
+                # one of many small files: its triples, its record and its keys marked in one update;
+                # its verdicts derived with the others' (derive_deferred). Per file, the layers' upkeep
+                # cost a store-wide derive step each (issue 45: 10,000 one-line files, ~1.4 s a file)
+                self.ox.update(layers.deferring(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
+                                                + insert_record, after=[record.graph]))
+                self._deferred += 1
+                return
             # a new source: its triples, its record and its verdicts in one update, no staging, no MOVE
             self.ox.update(layers.around(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
                                          + insert_record, before=[], after=[record.graph]))
@@ -563,15 +631,26 @@ class Store(CatalogueStore):
             return False
         if not self._at_least(graph, BULK_TRIPLES):
             return super().drop_source(graph)
+        withdrawal = _withdraw(self, graph)  # read before anything changes; written with the record's removal
         self.ox.update(layers.flag([graph]))
         self._mark_in_bulk()
         _reached("dropped keys marked")
-        self.ox.update(_delete_record(graph))
+        self.ox.update(withdrawal)
         _reached("record deleted")
         self.drop_graph(graph)
         _reached("graph emptied")
         self._derive_marked_in_bulk("")
         return True
+
+    def derive_deferred(self) -> None:
+        """The keys the files written since the last call marked (`defer_derivation`), derived
+        together a chunk at a time, then the write buffers flushed: until then readers find the layers
+        not current and wait, as they wait for a bulk load; a load cut short leaves the marks, and the
+        next writer rebuilds the layers."""
+        if self._deferred:
+            self._derive_marked_in_bulk("")
+            self._deferred = 0
+            self.ox.flush()
 
     def _at_least(self, graph: str, triples: int) -> bool:
         rows = list(self.ox.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ SELECT * WHERE {{ GRAPH <{graph}> "
@@ -804,6 +883,41 @@ def _backed_up_by_writer(path: str, target: Path) -> bool:
         gc.collect()  # the store's lock goes with the object: a load started next is not refused
 
 
+READ_ATTEMPTS = 5
+
+
+def _compacted_away(err: Exception) -> bool:
+    return getattr(err, "errno", None) == errno.ENOENT or "No such file or directory" in str(err)
+
+
+def writer_pid(path: str) -> int | None:
+    """The process holding the store's RocksDB lock (a kg load, say), from /proc/locks: the LOCK file
+    is never opened here, since closing any descriptor of it would release a lock this process holds."""
+    try:
+        inode = os.stat(Path(path) / "LOCK").st_ino
+        table = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    for line in table.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[1] != "->" and parts[5].rsplit(":", 1)[-1] == str(inode):
+            try:
+                pid = int(parts[4])
+            except ValueError:
+                continue
+            return pid if pid != os.getpid() else None
+    return None
+
+
+def changed_under_reader(path: str, err: Exception) -> str:
+    """What a reader says when a writer's compaction took away, again and again, the files it read."""
+    pid = writer_pid(path)
+    who = f"a load running in process {pid}" if pid else "another kg process writing it"
+    return (f"the store {path} changed while this command read it ({who} compacted its files: "
+            f"{' '.join(str(err).split())}); nothing was answered from it — run the command again, or once "
+            f"the load has finished")
+
+
 def _open_read_only(path: str, attempts: int = 5) -> ox.Store:
     """A read-only view of the store. A writer at work may compact it while the view opens, deleting a
     file the view was about to read ("No such file or directory" under "Corruption"): that is a race,
@@ -816,6 +930,20 @@ def _open_read_only(path: str, attempts: int = 5) -> ox.Store:
                 raise
             time.sleep(0.2 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+def wait_seconds() -> float:
+    """KG_WAIT: how long a reader waits for a load in progress (600 s by default); a value that is not
+    a number of seconds is refused, not ignored."""
+    text = os.environ.get("KG_WAIT", "600")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise UsageError(f"KG_WAIT={text!r} is not a number of seconds: set it to how long a command may wait "
+                         f"for a load in progress (e.g. KG_WAIT=600), or unset it")
+    return seconds
 
 
 def disk_full(err: Exception) -> bool:
@@ -852,6 +980,14 @@ def _cannot_open(path: str, err: Exception) -> str:
 def _in_graph(ntriples: str, graph: str) -> str:
     """N-Triples lines as N-Quads in a graph (N-Triples escapes newlines, so " .\n" ends a line)."""
     return ntriples.replace(" .\n", f" <{graph}> .\n")
+
+
+def _withdraw(store: CatalogueStore, graph: str) -> str:
+    """The update that takes a source's record out and keeps its withdrawal (kg/withdrawals.py)."""
+    from . import withdrawals
+    kept = withdrawals.record(store, graph, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    insert = f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{\n{kept}}} }} ;\n" if kept else ""
+    return insert + _delete_record(graph)
 
 
 def _delete_record(graph: str) -> str:

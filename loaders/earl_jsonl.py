@@ -19,7 +19,7 @@ import pyoxigraph as ox
 
 from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
-from kg.lookups import check_supersessions, loaded_into
+from kg.lookups import GoldSkills, check_selection, check_supersessions, loaded_into
 from kg.runs import RunRows
 from kg.spill import Keys, Spill
 from kg.terms import METRIC_UNITS, XSD, Triples, decimal, declare, iri, literal, metric_iri, p
@@ -79,6 +79,7 @@ def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earli
     measured = spill.keys()  # (measured node, metric) -> (first line, value)
     built = spill.keys()  # (run, component kind) -> (first line, digest)
     checked_graders: set[str] = set()
+    gold = GoldSkills(ctx)
     t, lines = Triples(), 0
     for n, row in source.jsonl_stream(checked=False):  # the first pass checked them
         lines += 1
@@ -129,10 +130,8 @@ def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earli
             ctx.problem(f"line {n}, /failureCause", f"a failure cause explains a cantTell, found one on {outcome}",
                         'remove "failureCause", or make the outcome "cantTell"')
 
-        if row.get("supersedes") or a_iri in cited_assertions:
-            keys[a_iri] = (system, intent, g_iri)
-            names[a_iri] = row["id"]
         a, r, g = iri(a_iri), iri(mint.under(row["id"], "result")), iri(g_iri)
+        asserted_by = g_iri
         declare(t, g_iri, "apeval:Judge", grader["id"])
         t.add(g, p("rdf:type"), p("earl:Assertor"))
         if kind:
@@ -150,7 +149,12 @@ def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earli
             t.add(version, p("rdfs:label"), literal(f"{grader['id']} {short(implementation)}"))
             if kind:
                 t.add(version, p("apeval:judgeKind"), literal(kind))
-            g = version
+            g, asserted_by = version, version_iri
+        if row.get("supersedes") or a_iri in cited_assertions:
+            # keyed by who asserts it (the grader's version when it names one), as a loaded
+            # assertion's earl:assertedBy is read: a correction by the same version is the same grader
+            keys[a_iri] = (system, intent, asserted_by)
+            names[a_iri] = row["id"]
         t.add(a, p("rdf:type"), p("earl:Assertion"))
         t.add(a, p("dcterms:identifier"), literal(row["id"]))
         t.add(a, p("earl:subject"), iri(system))
@@ -181,6 +185,7 @@ def _triples(source, ctx, refs, spill, here, cited_assertions, situations, earli
         if cause:
             t.add(r, p("apeval:failureCause"), p(f"apeval:fc-{cause}"))
         if row.get("selectionOutcome"):
+            check_selection(ctx, gold, f"line {n}, /selectionOutcome", intent, row["selectionOutcome"])
             t.add(r, p("apeval:selectionOutcome"), p(f"apeval:{SELECTION[row['selectionOutcome']]}"))
         if row.get("chargedTo"):
             t.add(r, p("apeval:chargedTo"), literal(row["chargedTo"]))

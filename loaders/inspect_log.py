@@ -1,6 +1,6 @@
 """Inspect AI eval logs (`.eval` archives and `.json` logs, as `inspect eval` writes them), read with
 the inspect_ai package's own log API (read_eval_log) → a replay set of the task's dataset and one EARL
-assertion per sample, epoch and scorer. Needs the optional extra: pip install 'kg[inspect]'.
+assertion per sample, epoch and scorer. Needs the optional extra: [inspect] (README, "Installing"), or pip install inspect-ai beside kg.
 
 - sample id → case; epoch → trial (epoch 1 → trial 0);
 - each scorer → a grader (its name) with a kind: Inspect's built-in match-style scorers (match,
@@ -15,8 +15,11 @@ assertion per sample, epoch and scorer. Needs the optional extra: pip install 'k
 - a sample error → cantTell caused by the environment; a sample error raised while scoring (its
   traceback passes through a scorer), or a scorer missing from a sample that other scorers scored →
   cantTell caused by the grader;
-- the task and its dataset (name, location, sample ids) → a replay set (the task's name, or
-  --replay-set) pinned by a digest of the sample ids; the model → the system (or --system);
+- the task and its dataset → a replay set (the task's name, or --replay-set) pinned by a digest of the
+  dataset's name and location and the task's version, never of the samples run: a log of some of the
+  samples (--limit, --sample-id, a cancelled run) is a run of the same set, with the other cases not
+  run (kg/imported.py implied_set); the samples it ran are the set's cases it states; the model → the
+  system (or --system);
 - the log is one run (kg/imported.py): its eval id names the run, its creation time dates it;
   token usage and working time are kept as earl:info on each result until kg has run measurements."""
 from __future__ import annotations
@@ -58,13 +61,16 @@ def read_inspect(source, ctx):
         from inspect_ai.log import read_eval_log
     except ImportError:
         ctx.problem("", "reading Inspect AI logs needs the inspect_ai package, which is not installed",
-                    "pip install 'kg[inspect]' (the optional extra that brings inspect_ai)")
+                    "pip install 'inspect-ai>=0.3.100' (what kg's optional extra [inspect] brings; or, in kg's clone, "
+                    "python -m pip install '.[inspect]')")
         ctx.raise_if_problems()
+    refuse_zip_bomb(source.path, ctx)
     try:
         log = read_eval_log(str(source.path))
     except Exception as err:  # a log inspect_ai itself cannot read
-        ctx.problem("", f"inspect_ai cannot read this log: {type(err).__name__}: {str(err)[:300]}",
-                    "check that it is a log written by `inspect eval` (a .eval archive or a .json log)")
+        for place, detail in unreadable(err):
+            ctx.problem(place, f"inspect_ai cannot read this log: {detail}",
+                        "check that it is a log written by `inspect eval` (a .eval archive or a .json log)")
         ctx.raise_if_problems()
     spec = log.eval
     samples = log.samples or []
@@ -88,9 +94,11 @@ def read_inspect(source, ctx):
     ids = [str(i) for i in (dataset.sample_ids or [])] or sorted({str(s.id) for s in samples})
     set_id = ctx.options.get("replay_set") or spec.task
     t = Triples()
+    version = getattr(spec, "task_version", None)
     implied = implied_set(ctx, t, set_id, ids + [str(s.id) for s in samples], place="/eval/dataset",
+                          identity=dataset_identity(dataset, version),
                           title=f"{spec.task} on {dataset.name or dataset.location or 'its dataset'}",
-                          version=getattr(spec, "task_version", None))
+                          version=version)
     if implied is None:
         ctx.raise_if_problems()
     _, cases = implied
@@ -125,6 +133,16 @@ def read_inspect(source, ctx):
     return Projection(t, pins=[])
 
 
+def dataset_identity(dataset, task_version) -> dict:
+    """What makes two logs runs of one replay set: the task's dataset (its name, and the last segment of
+    its location: Inspect records a file's location relative to the folder `inspect eval` ran in, so
+    one file run from two folders reads "data/x.jsonl" and "x.jsonl") and the task's version. Not the
+    samples a run selected, nor the dataset's size: a run of some samples is a run of the same set."""
+    location = str(dataset.location).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] if dataset.location else None
+    return {"dataset": {"name": dataset.name, "location": location},
+            "taskVersion": None if task_version is None else str(task_version)}
+
+
 def judge(value, threshold: float | None) -> tuple[str, str | None, str | None]:
     """(outcome, note, rendered rdf:value) of one Inspect score value."""
     if value in ("C", "I", "P", "N"):
@@ -139,3 +157,41 @@ def judge(value, threshold: float | None) -> tuple[str, str | None, str | None]:
             return "cantTell", f"score {value}: no threshold is declared for this scorer (kg load --threshold)", rendered
         return ("passed" if value >= threshold else "failed"), f"score {value}, threshold {threshold}", rendered
     return "cantTell", f"score {str(value)[:200]!r} is neither C/I/P/N nor a number", literal(str(value)[:200])
+
+
+# inspect_ai reads an .eval archive's members whole: a 6 MB archive holding a 6 GB member peaked at
+# 5.4 GB before a MemoryError. A member is refused, from the archive's directory, before anything is
+# decompressed, when it would unpack past this (an eval's largest member, a sample with its
+# transcript, is some megabytes); Python's zipfile stops at the size a member declares, so a
+# directory that lies about it cannot take more
+MAX_MEMBER_BYTES = 512 << 20
+
+
+def refuse_zip_bomb(path, ctx) -> None:
+    import zipfile
+    if not zipfile.is_zipfile(path):
+        return
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.infolist():
+            if member.file_size > MAX_MEMBER_BYTES:
+                ctx.problem(f"member {member.filename}",
+                            f"it would unpack to {member.file_size:,} bytes from {member.compress_size:,} "
+                            f"(more than the {MAX_MEMBER_BYTES >> 20} MiB kg reads of one member: a zip bomb, "
+                            f"or no log inspect eval writes)", "load the log inspect eval wrote, unaltered")
+    ctx.raise_if_problems()
+
+
+def unreadable(err: Exception) -> list[tuple[str, str]]:
+    """(place, what) for a log inspect_ai refuses: each field pydantic names (its JSON pointer in the
+    log), else the error's own words."""
+    errors = getattr(err, "errors", None)
+    if callable(errors):
+        try:
+            found = [("/" + "/".join(str(part) for part in e.get("loc", ())),
+                      "a required field is missing" if e.get("type") == "missing"
+                      else f"{e.get('msg', 'invalid')} (found {str(e.get('input'))[:80]!r})") for e in errors()[:10]]
+            if found:
+                return found
+        except Exception:
+            pass
+    return [("", f"{type(err).__name__}: {str(err)[:300]}")]

@@ -10,14 +10,17 @@ from typing import Iterator
 import pyoxigraph as ox
 
 from kg.loading import Projection, as_ntriples, loader
-from kg.lookups import VALUES_CHUNK, check_supersessions, loaded_among
+from kg.lookups import SELECTION_NOTATIONS, VALUES_CHUNK, GoldSkills, check_selection, check_supersessions, loaded_among
+from kg.store import SPARQL_PREFIXES
 
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
 
 
 EARL = "http://www.w3.org/ns/earl#"
 RESULT, OUTCOME = ox.NamedNode(EARL + "result"), ox.NamedNode(EARL + "outcome")
-SUPERSEDES = ox.NamedNode("https://agenticprimitives.dev/ns/evaluation#supersedes")
+APEVAL = "https://agenticprimitives.dev/ns/evaluation#"
+SUPERSEDES = ox.NamedNode(APEVAL + "supersedes")
+SELECTION, TEST = ox.NamedNode(APEVAL + "selectionOutcome"), ox.NamedNode(EARL + "test")
 KEY = (ox.NamedNode(EARL + "subject"), ox.NamedNode(EARL + "test"), ox.NamedNode(EARL + "assertedBy"))
 
 
@@ -55,6 +58,14 @@ class InMemory:
         self._edges = [(t.subject.value, t.object.value) for t in triples
                        if t.predicate == SUPERSEDES and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode)]
         self._triples = triples if self._edges else []  # keys are only asked for when the file supersedes
+        selected = {t.subject: t.object.value for t in triples if t.predicate == SELECTION and isinstance(t.object, ox.NamedNode)}
+        tests = {t.subject.value: t.object.value for t in triples
+                 if t.predicate == TEST and isinstance(t.subject, ox.NamedNode) and isinstance(t.object, ox.NamedNode)}
+        self._selections = sorted((a, tests[a], selected[r]) for r in selected for a in results.get(r, ()) if a in tests)
+
+    def selections(self) -> list[tuple[str, str, str]]:
+        """(assertion, its earl:test, its result's apeval:selectionOutcome) for each IRI assertion."""
+        return self._selections
 
     def stated_outcomes(self) -> Iterator[dict[str, set[str]]]:
         wanted = sorted(self._outcomes)
@@ -117,6 +128,11 @@ class Written:
     def keys(self) -> "WrittenKeys":
         return WrittenKeys(self)
 
+    def selections(self) -> list[tuple[str, str, str]]:
+        # one row per distinct (test, outcome) would do for the check; the assertion names the place
+        return [(a.value, t.value, o.value) for a, t, o in self.select("""SELECT ?a ?t ?o WHERE { GRAPH ?written {
+            ?a earl:test ?t ; earl:result ?r . ?r apeval:selectionOutcome ?o } FILTER(isIRI(?a) && isIRI(?t) && isIRI(?o)) }""")]
+
 
 class WrittenKeys:
     """A written file's assertions → (system, case, grader), looked up as the supersession check asks."""
@@ -169,12 +185,62 @@ def speaks_earl(path, head: bytes) -> bool:
     return b"http://www.w3.org/ns/earl#" in head and any(t in head for t in (b"Assertion", b"result", b"outcome", b"TestSubject", b"Assertor"))
 
 
+# The grader kind of an assertion that states none, read from what EARL says of how it was made (the
+# one definition, run over the file's triples held in memory, or over the graph a streamed file was
+# written to): its assertor's apeval:judgeKind; else its earl:mode (on the assertion, or on its result
+# where real reports put it) - earl:automatic, "carried out automatically by the software tool and
+# without any human intervention" (EARL 1.0), is a mechanical grader: a W3C implementation report's
+# assertor is the suite's test harness comparing an implementation's output with the expected result;
+# earl:manual, "carried out by human evaluators", is a human one. semiAuto, undisclosed, unknownMode
+# and no mode say nothing of the kind: left undeclared. An assertion whose modes say two kinds is
+# left undeclared too. A model grader writing EARL states apeval:graderKind "model", and is read so.
+DEFAULT_KIND = """SELECT ?a (SAMPLE(?k) AS ?kind) WHERE {
+  ?a earl:result ?r .
+  FILTER NOT EXISTS { ?a apeval:graderKind ?stated }
+  OPTIONAL { ?a earl:assertedBy ?assertor . ?assertor apeval:judgeKind ?judge_kind }
+  OPTIONAL { { ?a earl:mode ?mode } UNION { ?r earl:mode ?mode } }
+  BIND(COALESCE(?judge_kind, IF(?mode = earl:automatic, "mechanical", IF(?mode = earl:manual, "human", ?none))) AS ?k)
+} GROUP BY ?a HAVING (COUNT(DISTINCT ?k) = 1 && COUNT(?k) = COUNT(*))"""
+GRADER_KIND = ox.NamedNode("https://agenticprimitives.dev/ns/evaluation#graderKind")
+
+
+def default_kinds(triples: list[ox.Triple]) -> list[ox.Triple]:
+    """apeval:graderKind for the assertions of these triples that state none (DEFAULT_KIND)."""
+    scratch = ox.Store()
+    scratch.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+    return [ox.Triple(row["a"], GRADER_KIND, row["kind"])
+            for row in scratch.query(SPARQL_PREFIXES + DEFAULT_KIND) if row["kind"] is not None]
+
+
+def write_default_kinds(ctx, graph: str) -> None:
+    """DEFAULT_KIND over the graph a streamed file was written to, its kinds written there."""
+    ctx.store.update(SPARQL_PREFIXES + f"INSERT {{ GRAPH <{graph}> {{ ?a apeval:graderKind ?kind }} }} "
+                     f"WHERE {{ GRAPH <{graph}> {{ {DEFAULT_KIND} }} FILTER(BOUND(?kind)) }}")
+
+
 @loader(kind="earl", parse="rdf", patterns=RDF_PATTERNS, shapes="earl.ttl", order=40, sniff=speaks_earl)
 def read_earl(source, ctx):
     def check(facts) -> None:
         refuse_restated_outcomes(facts, ctx)
         refuse_unsound_supersessions(facts, ctx)
-    return projection_of(source, ctx, check)
+        refuse_impossible_selections(facts, ctx)
+    if ctx.streamed and source.streams_rdf():
+        def check_written(graph: str) -> None:
+            check(Written(ctx, graph))
+            write_default_kinds(ctx, graph)
+        return Projection(source.triple_chunks(), check_written=check_written)
+    triples = triples_of(source)
+    check(InMemory(triples))
+    return Projection(as_ntriples(triples + default_kinds(triples)))
+
+
+def refuse_impossible_selections(facts, ctx) -> None:
+    """A selection outcome the loaded gold rules out (kg.lookups.check_selection), as in JSON Lines."""
+    gold = GoldSkills(ctx)
+    for assertion, test, outcome in facts.selections():
+        notation = SELECTION_NOTATIONS.get(outcome.removeprefix(APEVAL))
+        if notation:
+            check_selection(ctx, gold, f"focus node <{assertion}>", test, notation)
 
 
 def refuse_unsound_supersessions(facts, ctx) -> None:

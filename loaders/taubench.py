@@ -48,6 +48,10 @@ def read_taubench(source, ctx):
     if not set_id:
         ctx.problem("", "the file's name does not say which tau-bench environment it ran (MODEL-ENV.json)",
                     "give the replay set with --replay-set, e.g. --replay-set tau-bench-retail")
+    for n, row in enumerate(rows):  # a reward outside [0, 1] is no tau-bench reward: neither a pass nor a failure
+        if not -1e-6 <= row["reward"] <= 1 + 1e-6:
+            ctx.problem(f"/{n}/reward", f"the reward {row['reward']!r} of task {row['task_id']} is outside [0, 1], "
+                        f"the range of a tau-bench reward", "check the file: it is not what tau-bench's run.py writes")
     ctx.duplicates(((f"/{n}/trial", f"task {row['task_id']}, trial {row.get('trial', 0)}")
                     for n, row in enumerate(rows)), "task and trial")
     ctx.raise_if_problems()

@@ -3,18 +3,23 @@ JSON-LD test suites publish them) → a replay set of the suite's tests, so that
 system matrix and "tests never reported" (the set-reporting and unreported-cases queries) work on the
 implementation reports (EARL) of a W3C suite.
 
-The manifest loaded is the suite: its mf:include'd manifests are read from beside it (never fetched),
+The manifest loaded is the suite: its mf:include'd manifests, and the manifest files its entries list
+(json-ld-api's top manifest.jsonld: a "sequence" of compact-manifest.jsonld, …), are read from beside it
+(never fetched; a JSON-LD manifest's contexts too, kg/jsonld_contexts.py),
 and every entry reached is a case of its set (the top manifest's IRI), the entry's IRI being the
 case's - the earl:test an implementation report names. Reports name tests by the IRI the suite's
 runner resolved them against; --test-base gives that base for the manifest's folder (the SHACL
 reports use urn:x-shacl-test:/, so `kg load tests/manifest.ttl --test-base urn:x-shacl-test:/`),
-else the file's own location is the base. The manifests' own triples are kept as they are - the
+else the base the manifest states (json-ld-api's "baseIri", under which its reports name tests), else
+the file's own location. The manifests' own triples are kept as they are - the
 entries' names (mf:name, rdfs:label), types (rdf:type), approval (mf:status, dawgt:approval), actions
 and results; test data that a suite writes into the same file (the SHACL suite's shapes and data
 graphs) is left out, so that it never reads as an ontology or as results. The set is pinned by the
 digest of its entries (IRI, types, approval)."""
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -22,6 +27,8 @@ import pyoxigraph as ox
 
 from kg.digests import canonical_digest
 from kg.errors import Problem, Rejected
+from kg.jsonio import decode, parse_json
+from kg.jsonld_contexts import inline_contexts
 from kg.loading import Projection, _syntax_place, loader, rdf_format
 from kg.lookups import loaded_among, set_digest
 from kg.terms import Triples, iri, literal, p
@@ -35,10 +42,29 @@ MANIFEST, ENTRIES, INCLUDE, NAME = (ox.NamedNode(MF + n) for n in ("Manifest", "
 LABEL = ox.NamedNode(RDFS + "label")
 APPROVAL = (ox.NamedNode(MF + "status"), ox.NamedNode(DAWGT + "approval"))
 RDF_PATTERNS = ("*.ttl", "*.nt", "*.nq", "*.trig", "*.rdf", "*.owl", "*.xml", "*.jsonld", "*.n3")
+RDF_SUFFIXES = tuple(pattern[1:] for pattern in RDF_PATTERNS)
+
+
+# a JSON-LD manifest names its namespace in the context beside it (json-ld-api's context.jsonld), so
+# its own head shows only the compact type: "@type": "mf:Manifest"
+JSONLD_MANIFEST = re.compile(rb'"@type"\s*:\s*(\[[^\]]*)?"(mf:)?Manifest"')
 
 
 def is_manifest(path, head: bytes) -> bool:
-    return MF.encode() in head and b"Manifest" in head
+    if MF.encode() in head and b"Manifest" in head:
+        return True
+    return path.name.lower().endswith(".jsonld") and b'"@context"' in head and bool(JSONLD_MANIFEST.search(head))
+
+
+def stated_base(graph: "Graph") -> str | None:
+    """The base a manifest states its tests are resolved against (json-ld-api's "baseIri", jld:baseIri):
+    the IRI the suite's reports name its tests under."""
+    for m in graph.subjects_of_type(MANIFEST):
+        for t in graph.by_subject.get(m, ()):
+            if t.predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1] == "baseIri" and \
+                    isinstance(t.object, (ox.Literal, ox.NamedNode)) and re.match(r"[a-z][a-z0-9+.-]*:.*/$", t.object.value):
+                return t.object.value
+    return None
 
 
 class Graph:
@@ -80,10 +106,15 @@ class Graph:
                 self.closure(t.object, keep, seen)
 
 
-def parse(file: Path, name: str, base: str) -> Graph:
+def parse(file: Path, name: str, base: str, folder: Path) -> Graph:
+    """One manifest file's triples; a JSON-LD one with its contexts read from the suite's folder."""
     try:
         data = file.read_bytes()
-        quads = ox.parse(data, format=rdf_format(file), base_iri=base, rename_blank_nodes=True)
+        fmt = rdf_format(file)
+        if fmt == ox.RdfFormat.JSON_LD:
+            document = parse_json(f"{name}: {file.name}", decode(file.name, data))
+            data = json.dumps(inline_contexts(document, file, folder, name)).encode()
+        quads = ox.parse(data, format=fmt, base_iri=base, rename_blank_nodes=True)
         return Graph(dict.fromkeys(q.triple for q in quads))
     except OSError as err:
         raise Rejected([Problem(name, "", f"cannot read an included manifest {file}: {err.strerror}",
@@ -93,6 +124,14 @@ def parse(file: Path, name: str, base: str) -> Graph:
         raise Rejected([Problem(name, place, f"{file.name}: syntax error: {message}")]) from None
 
 
+def beside(folder: Path, root: str, iri: str) -> Path | None:
+    """The file an IRI names under the suite's root IRI, when it is inside the suite's folder."""
+    if not iri.startswith(root):
+        return None
+    file = folder / unquote(iri[len(root):].split("#", 1)[0])
+    return file if file.resolve().is_relative_to(folder.resolve()) else None
+
+
 @loader(kind="w3c-manifest", parse="rdf", patterns=RDF_PATTERNS, shapes="manifest.ttl", order=10, sniff=is_manifest,
         options=("test_base",))
 def read_manifest(source, ctx):
@@ -100,20 +139,29 @@ def read_manifest(source, ctx):
     if test_base and not test_base.endswith(("/", "#", ":")):
         ctx.problem("", f"--test-base {test_base} must end in /, # or :", "give the base of the manifest's folder")
         ctx.raise_if_problems()
-    top_base = (test_base + source.path.name) if test_base else source.uri
-    prefix = top_base.rsplit("/", 1)[0] + "/"
     folder = source.path.parent
+    # each file is read with a base: the IRI of the suite's folder (its root) + the file's path in it.
+    # The root is --test-base, else the base the manifest itself states (json-ld-api's baseIri: its
+    # reports name tests under it), else the folder's own file: IRI.
+    root_iri = test_base or source.uri.rsplit("/", 1)[0] + "/"
+    first = source.path.name if test_base else source.uri.rsplit("/", 1)[1]
     keep: list[ox.Triple] = []
     entries: dict[str, dict] = {}
+    identifiers: dict[str, str] = {}
     top: ox.Term | None = None
     top_titles: list[str] = []
-    todo, done = [(source.path, top_base)], set()
+    todo, done = [(source.path, root_iri, first)], set()
     while todo:
-        file, base = todo.pop(0)
-        if base in done:
+        file, root, relative = todo.pop(0)  # relative: the file's path under the root, as an IRI writes it
+        if file.resolve() in done:
             continue
-        done.add(base)
-        graph = parse(file, source.name, base)
+        done.add(file.resolve())
+        base = root + relative
+        graph = parse(file, source.name, base, folder)
+        stated = stated_base(graph)
+        if stated and not test_base and stated != root:
+            root, base = stated, stated + relative
+            graph = parse(file, source.name, base, folder)
         manifests = graph.subjects_of_type(MANIFEST)
         if not manifests:
             ctx.problem("", f"{file.name} holds no mf:Manifest", "load the suite's manifest file")
@@ -134,15 +182,22 @@ def read_manifest(source, ctx):
                         rest = graph.objects(node, REST)
                         node = rest[0] if rest else NIL
             for included in (i for head in graph.objects(m, INCLUDE) for i in graph.items(head)):
-                if not isinstance(included, ox.NamedNode) or not included.value.startswith(prefix):
+                path = beside(folder, root, included.value) if isinstance(included, ox.NamedNode) else None
+                if path is None:
                     ctx.problem("", f"{file.name} includes {included}, which is not beside the manifest loaded",
                                 "load each manifest outside the suite's folder on its own")
                     continue
-                todo.append((folder / unquote(included.value[len(prefix):]), included.value))
+                todo.append((path, root, included.value[len(root):]))
             for entry in (e for head in graph.objects(m, ENTRIES) for e in graph.items(head)):
                 if not isinstance(entry, ox.NamedNode):
                     ctx.problem("", f"{file.name}: an entry of {m} is a blank node, which no report can name",
                                 "give the entry an IRI")
+                    continue
+                # an entry naming a manifest file of the suite (the JSON-LD suite's top "sequence":
+                # compact-manifest.jsonld, …) is followed as mf:include is, not counted as a test
+                path = beside(folder, root, entry.value)
+                if path is not None and path.suffix.lower() in RDF_SUFFIXES and "#" not in entry.value and path.is_file():
+                    todo.append((path, root, entry.value[len(root):]))
                     continue
                 graph.closure(entry, keep, seen)
                 names = graph.objects(entry, NAME) + graph.objects(entry, LABEL)
@@ -150,6 +205,7 @@ def read_manifest(source, ctx):
                     "types": sorted(o.value for o in graph.objects(entry, TYPE)),
                     "approval": sorted(o.value for a in APPROVAL for o in graph.objects(entry, a)),
                     "name": names[0].value if names else None}
+                identifiers[entry.value] = entry.value[len(root):] if entry.value.startswith(root) else entry.value
     ctx.raise_if_problems()
     if not isinstance(top, ox.NamedNode):
         ctx.problem("", "the manifest is a blank node", "give it an IRI (`<>` in Turtle names the file itself)")
@@ -177,6 +233,6 @@ def read_manifest(source, ctx):
         t.add(s, p("apeval:hasIntent"), iri(e))
         t.add(iri(e), p("rdf:type"), p("apeval:ReplayIntent"))
         t.add(iri(e), p("apeval:inReplaySet"), s)
-        t.add(iri(e), p("dcterms:identifier"), literal(e[len(prefix):] if e.startswith(prefix) else e))
+        t.add(iri(e), p("dcterms:identifier"), literal(identifiers[e]))
     kept = ox.serialize(list(dict.fromkeys(keep)), format=ox.RdfFormat.N_TRIPLES).decode("utf-8")
     return Projection(kept + t.text(), pins=[digest])

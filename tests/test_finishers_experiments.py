@@ -172,3 +172,14 @@ def test_gate():
     assert gate("confounded", 0.5, 0.4, 0.0, 0, 0) == "no verdict: confounded"
     assert gate("unregistered", 0.5, 0.4, None, 0, None) == "no verdict: unregistered"
     assert gate("refused: the plan pins another digest", None, None, 0.0, None, 0) == "refused"
+
+
+def test_gate_needs_content_not_names():
+    """Issue 41: a trial bound to its variant by system name only (its run states no component digest)
+    leaves the gate without a verdict, naming the fix, even where the numbers would accept."""
+    assert gate("compared", 0.1, 0.02, 0.05, 0, 0, 0) == "accept"
+    verdict = gate("compared", 0.1, 0.02, 0.05, 0, 0, 4)
+    assert verdict.startswith("no verdict: 4 trials bound to the variant by system name only")
+    assert "fix: pin the variant's digest" in verdict
+    assert gate("compared", 0.1, 0.02, 0.05, 0, 0, 1).startswith("no verdict: 1 trial bound")
+    assert gate("confounded", 0.5, 0.4, 0.0, 0, 0, 3) == "no verdict: confounded"

@@ -49,7 +49,10 @@ def turtle(facts) -> str:
              "@prefix apeval: <https://agenticprimitives.dev/ns/evaluation#> ."]
     for f in facts:
         parts = [f"<{T}{f['id']}> a earl:Assertion", f"earl:subject <{T}{f['system']}>", f"earl:test <{T}{f['case']}>",
-                 f"earl:assertedBy <{T}{f['grader']}>", "earl:mode earl:automatic"]
+                 f"earl:assertedBy <{T}{f['grader']}>",
+                 # semiAuto says no kind, so a fact without one stays undeclared (automatic would read as
+                 # mechanical: loaders/rdf.py DEFAULT_KIND)
+                 "earl:mode earl:automatic" if f["kind"] else "earl:mode earl:semiAuto"]
         if f["trial"] is not None:
             parts.append(f"apeval:trialIndex {f['trial']}")
         if f["kind"]:

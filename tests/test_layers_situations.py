@@ -24,7 +24,8 @@ CASES = ["situation-check", "situation-check--system", "situation-check--uncheck
 # goldens written as the files kg loads, through its loaders (which take a set before its gold before
 # its situations)
 FILE_CASES = ["situation-check--components", "situation-check--validates", "wrong-description-cases--invalid-record",
-              "wrong-description-reach--invalid-record", "wrong-description-reach--components"]
+              "wrong-description-reach--invalid-record", "wrong-description-reach--components",
+              "wrong-description-reach--readings"]
 SITUATIONS_GRAPH = "urn:kg:layer:situations"
 SATISFIES = "https://agenticprimitives.dev/ns/evaluation#satisfies"
 KG = "https://kg.example/ns#"

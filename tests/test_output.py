@@ -30,6 +30,7 @@ def test_a_rate_that_could_not_be_computed_says_so_never_zero():
     row = {"passed_at_1": 0, "cases_at_1": 0, "pass_at_1": None, "pass_at_1_low": None, "pass_at_1_high": None}
     assert rate_cell(row, PASS1) == "0/0 n/a"
     assert rate_cell({"cases_at_k": 0, "pass_at_k": None}, PASSK) == "n/a of 0"
+    assert rate_cell({"cases_at_k": None, "pass_at_k": None}, PASSK) == "n/a"  # no denominator: not "n/a of "
 
 
 COLUMNS = ["system", "grader_kind", "k", "passed_at_1", "cases_at_1", "excluded_grader", "excluded_environment",
@@ -81,9 +82,61 @@ def test_a_narrow_terminal_keeps_what_a_row_is_about_and_its_rates():
     lines = text.splitlines()
     # the grader kind stays (a row without it would read as pooled), and so does the rate
     assert lines[1].split() == ["system", "grader_kind", "pass_at_1"]
-    assert lines[-1].startswith("not shown to fit the terminal: excluded, excluded_cases (--wide")
+    below = " ".join(lines[lines.index("(2 rows)") + 1:])
+    assert below.startswith("not shown to fit the terminal: excluded, excluded_cases (--wide")
+    assert all(len(line) <= 40 for line in lines)
     wide = render(COLUMNS, rows(), rates={"pass_at_1": PASS1}, wide=True, prefixes={"id": ID}, width=40)
     assert wide.splitlines()[0].split() == COLUMNS and "id:system/cubby@1.4.0" in wide
+
+
+def pass_at_k_rows():
+    """Four rows as pass-at-k gives them: two systems of one replay set, two grader kinds each, three rates."""
+    out = []
+    for system in ("cubby@1.4.0", "cubby@1.5.0-rc1"):
+        for kind, grader in (("mechanical", "check-state/version/sha256%3A9998e1c09c5a" + "0" * 52),
+                             ("model", "judge-v2/version/sha256%3A34ec69826dd8" + "0" * 52)):
+            out.append({"replay_set": IRI(ID + "replayset/cubby-routing"), "suite_kind": "capability",
+                        "system": IRI(ID + "system/" + system), "grader_kind": kind, "grader": IRI(ID + "grader/" + grader),
+                        "cases": 28, "trials": 84, "excluded_grader": 2, "excluded_environment": 1,
+                        "passed_at_1": 14, "cases_at_1": 27, "pass_at_1": 14 / 27, "pass_at_1_low": 0.34, "pass_at_1_high": 0.693,
+                        "cases_at_k": 28, "pass_at_k": 0.845, "pass_at_k_low": 0.76, "pass_at_k_high": 0.931,
+                        "pass_hat_k": 0.321, "pass_hat_k_low": 0.177, "pass_hat_k_high": 0.466})
+    return out
+
+
+PASS_AT_K = ["replay_set", "suite_kind", "system", "grader_kind", "grader", "cases", "trials", "excluded_grader",
+             "excluded_environment", "passed_at_1", "cases_at_1", "pass_at_1", "pass_at_1_low", "pass_at_1_high",
+             "cases_at_k", "pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_hat_k", "pass_hat_k_low", "pass_hat_k_high"]
+PASS_AT_K_RATES = {"pass_at_1": PASS1, "pass_at_k": PASSK,
+                   "pass_hat_k": Rate("pass_hat_k", of="cases_at_k", low="pass_hat_k_low", high="pass_hat_k_high")}
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 200])
+def test_the_results_are_never_what_is_left_out_and_every_line_fits(width):
+    text = render(PASS_AT_K, pass_at_k_rows(), rates=PASS_AT_K_RATES, width=width)
+    lines = text.splitlines()
+    assert all(len(line) <= width for line in lines), max(lines, key=len)
+    for rate in ("pass_at_1", "pass_at_k", "pass_hat_k"):
+        assert any(rate in line.split() for line in lines), rate
+    # each rate's value and interval, however it was wrapped (14/27 = 51.9%, interval 34.0-69.3)
+    assert "14/27 51.9%" in text and "[34.0–69.3]" in text and "[17.7–46.6]" in text
+    # what a row is about is there: each system, each grader kind (as a column or a heading)
+    assert "cubby@1.5.0-rc1" in text and "mechanical" in text and "model" in text
+    below = " ".join(lines[lines.index("(4 rows)") + 1:])
+    assert not {"pass_at_1", "pass_at_k", "pass_hat_k", "grader_kind", "system"} & set(below.replace(",", " ").split())
+
+
+def test_rows_sharing_their_leading_columns_are_sectioned_before_anything_is_cut():
+    lines = render(PASS_AT_K, pass_at_k_rows(), rates=PASS_AT_K_RATES, width=120).splitlines()
+    # replay set and suite kind are the same for every row: said once above; the system heads sections
+    assert lines[:2] == ["replay_set: cubby-routing", "suite_kind: capability"]
+    assert "cubby@1.4.0" in lines and "cubby@1.5.0-rc1" in lines
+
+
+def test_a_table_no_width_can_hold_is_shown_a_row_at_a_time():
+    lines = render(PASS_AT_K, pass_at_k_rows(), rates=PASS_AT_K_RATES, width=30).splitlines()
+    assert lines.count("-[ row 1 ]" + "-" * 20) == 1 and all(len(line) <= 30 for line in lines)
+    assert any(line.startswith("pass_hat_k") for line in lines)
 
 
 def test_columns_chooses_in_order_and_refuses_an_unknown_name():
@@ -92,6 +145,13 @@ def test_columns_chooses_in_order_and_refuses_an_unknown_name():
         choose(COLUMNS, "pass_at1")
     assert json.loads(render(COLUMNS, rows(), "json", chosen="system,k")) == [
         {"system": ID + "system/cubby@1.4.0", "k": 3}, {"system": ID + "system/cubby@1.5.0", "k": 3}]
+    # the table with --columns shows what the default table does (short ids, a rate's folded cell,
+    # `excluded`); CSV takes `excluded` as each of its counts
+    table = render(COLUMNS, rows(), rates={"pass_at_1": PASS1}, chosen="system,excluded,pass_at_1,k", width=200)
+    assert table.splitlines()[0].split() == ["system", "excluded", "pass_at_1", "k"]
+    assert "cubby@1.4.0  grader 2" in table and "14/16 87.5% [64.0–96.5]" in table and "id:" not in table
+    assert render(COLUMNS, rows(), "csv", chosen="system,excluded").splitlines()[0] == \
+        "system,excluded_grader,excluded_environment"
 
 
 def test_csv_keeps_every_digit_and_full_iris():

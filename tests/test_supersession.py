@@ -62,3 +62,50 @@ def test_a_run_begun_before_its_gold_was_registered_is_excluded(tmp_path):
     bad.write_text(json.dumps(dict(row, id="orphan", runStartedAt="2026-10-02T00:00:00Z")) + "\n")
     [outcome] = ingest.load(store, [bad])
     assert outcome.status == "rejected" and "a run start time needs the run it is the start of" in str(outcome.problems[0])
+
+
+def test_a_correction_of_a_versioned_grader_loads_in_its_own_file_as_in_one(tmp_path):
+    """Issue 45: a correction naming the same grader id and implementation as the assertion it
+    supersedes loaded inside one file, and was refused from a file of its own ("an assertion of another
+    grader": the loaded one's grader version against the new line's bare grader). Both ways now load
+    and make the same verdicts (the verdict layer's triples compared)."""
+    import json
+
+    from tests.conftest import TESTS
+    base = TESTS / "bad" / "_base"
+    grader = {"id": "judge", "kind": "model", "implementation": "sha256:" + "ab" * 32}
+    row = {"system": "sys@1", "replaySet": "mini", "intent": "i1", "trial": 0, "grader": grader}
+    first = dict(row, id="v1", outcome="passed")
+    correction = dict(row, id="v1-fix", outcome="failed", supersedes="v1")
+    other = dict(row, id="v1-other", outcome="failed", supersedes="v1",
+                 grader=dict(grader, implementation="sha256:" + "cd" * 32))
+
+    def write(name, *rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return path
+
+    def verdicts(files):
+        store = Store(":memory:")
+        assert {o.status for o in ingest.load(store, [base / "mini.replayset.json", base / "mini.gold.json"])} == {"loaded"}
+        for path in files:
+            outcomes = ingest.load(store, [path])
+            assert [o.status for o in outcomes] == ["loaded"], [str(p) for o in outcomes for p in o.problems]
+        return sorted(store.select("SELECT ?a ?status WHERE { GRAPH ?g { ?v kg:assertion ?a ; kg:status ?status } }"))
+
+    together = verdicts([write("one.earl.jsonl", first, correction)])
+    apart = verdicts([write("first.earl.jsonl", first), write("fix.earl.jsonl", correction)])
+    assert apart == together
+    assert [str(s) for _, s in together] == ['"failed"']  # the correction is current, the first superseded
+
+    # a correction by another version of the grader is another grader's, refused alike both ways
+    store = Store(":memory:")
+    ingest.load(store, [base / "mini.replayset.json", base / "mini.gold.json", write("a.earl.jsonl", first)])
+    before = store.dump()
+    [outcome] = ingest.load(store, [write("b.earl.jsonl", other)])
+    assert outcome.status == "rejected" and "an assertion of another grader" in str(outcome.problems[0])
+    assert store.dump() == before
+    store = Store(":memory:")
+    ingest.load(store, [base / "mini.replayset.json", base / "mini.gold.json"])
+    [outcome] = ingest.load(store, [write("c.earl.jsonl", first, other)])
+    assert outcome.status == "rejected" and "an assertion of another grader" in "\n".join(map(str, outcome.problems))

@@ -158,10 +158,17 @@ WHERE {
 } ;
 
 # 2b. How each situation of a touched pair was reached (kg:Reach), with its run's trial, the wrong-reach
-#    rule stated once for wrong-description-reach, -situations and -cases: "ungraded" when its intent has no
-#    expected outcome; "unknown" when it has one and the situation no apeval:reachedUnder; else
+#    rule stated once for wrong-description-reach, -situations and -cases. apeval:reachedUnder: "When
+#    it differs from the case's expectedOutcome the run reached a situation under the WRONG
+#    description"; apeval:DeliveredSituation: "A clarify case is a situation under TWO candidate
+#    descriptions; a decline case a situation no description satisfies". So: a decline (expected
+#    behaviour decline, no expected outcome) is "wrong" when it reached under any description (a
+#    product) and "expected" when under none, both counted; otherwise "ungraded" when its intent has
+#    no expected outcome; "unknown" when it has one and the situation no apeval:reachedUnder; else
 #    "expected" when the reach is an expected outcome of the intent, "candidate" when one of its
-#    candidate outcomes, and "wrong" when neither; the last three are counted (kg:counted), the
+#    candidate outcomes and the case is not a clarify (a several case reaches each of its
+#    candidates), and "wrong" otherwise - a clarify case that reached a candidate other than its
+#    expected one (the ask) guessed instead of asking; the last three are counted (kg:counted), the
 #    denominator of a wrong-description rate. One node per situation, pair and reach (a situation
 #    reached under two descriptions has two). OPTIONALs and BOUND, not EXISTS in a BIND.
 INSERT { GRAPH <urn:kg:layer:situations> { ?reach_node a kg:Reach ; kg:situation ?situation ;
@@ -183,9 +190,14 @@ WHERE {
                  FILTER(?named_expected = ?reached) }
       OPTIONAL { GRAPH ?named_candidates { ?case apeval:candidateOutcome ?named_candidate }
                  FILTER(?named_candidate = ?reached) }
-      BIND(IF(!BOUND(?expected), "ungraded", IF(!BOUND(?reached), "unknown",
-              IF(BOUND(?named_expected), "expected", IF(BOUND(?named_candidate), "candidate", "wrong")))) AS ?reach)
-      BIND(BOUND(?expected) && BOUND(?reached) AS ?counted)
+      OPTIONAL { GRAPH ?behaviours { ?case apeval:expectedBehaviour ?behaviour } }
+      # a decline: apeval's "a decline case [is] a situation no description satisfies"
+      BIND(!BOUND(?expected) && COALESCE(?behaviour = apeval:behaviour-decline, false) AS ?decline)
+      BIND(IF(?decline, IF(BOUND(?reached), "wrong", "expected"),
+           IF(!BOUND(?expected), "ungraded", IF(!BOUND(?reached), "unknown",
+           IF(BOUND(?named_expected), "expected",
+           IF(BOUND(?named_candidate) && !COALESCE(?behaviour = apeval:behaviour-clarify, false), "candidate", "wrong"))))) AS ?reach)
+      BIND(?decline || (BOUND(?expected) && BOUND(?reached)) AS ?counted)
       FILTER(isIRI(?situation))
   } }
   BIND(IRI(CONCAT("urn:kg:reach:", SHA1(CONCAT(STR(?situation), " ", STR(?case), " ", STR(?system), " ",

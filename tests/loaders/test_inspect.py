@@ -93,7 +93,7 @@ def test_without_inspect_ai_the_error_names_the_extra(store, load, logs, monkeyp
     path = sorted(logs.glob("*.eval"))[0]
     outcome = load(path)[path.name]
     assert outcome.status == "rejected"
-    assert "inspect_ai" in outcome.problems[0].message and "kg[inspect]" in outcome.problems[0].fix
+    assert "inspect_ai" in outcome.problems[0].message and "inspect-ai" in outcome.problems[0].fix and "'.[inspect]'" in outcome.problems[0].fix
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +161,38 @@ def test_the_report_renders_imported_runs_suites_and_tau_bench(store, load, logs
     results = (out / "results.html").read_text()
     for name in ("model_graded_qa", "tau-bench-reward", "Cases each system reported", "core/node/and-001"):
         assert name in results, name
+
+
+def test_a_zip_bomb_is_refused_from_the_archive_directory(store, load, tmp_path, monkeypatch):
+    """Issue 45: a 6 MB .eval holding a 6 GB member peaked at 5.4 GB before a MemoryError. The cap is
+    lowered here to keep the test small (a 40 MiB member against 32 MiB); the member is never read."""
+    import sys
+    import zipfile
+
+    from kg.loading import registry
+    registry()
+    monkeypatch.setattr(sys.modules["kg_loaders.inspect_log"], "MAX_MEMBER_BYTES", 32 << 20)
+    bomb = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("samples/1_epoch_1.json", "w") as member:
+            for _ in range(40):
+                member.write(b"\0" * (1 << 20))
+    from kg.ingest import ensure_vocabularies
+    ensure_vocabularies(store)  # what any load writes first
+    before = store.dump()
+    outcome = load(bomb)["bomb.eval"]
+    assert outcome.status == "rejected"
+    text = "\n".join(map(str, outcome.problems))
+    assert "member samples/1_epoch_1.json: it would unpack to 41,943,040 bytes" in text and "zip bomb" in text
+    assert store.dump() == before
+
+
+def test_a_log_inspect_ai_refuses_is_named_field_by_field(store, load, tmp_path):
+    """It said "1 validation error for EvalLog" with pydantic's lines run together; now each field's
+    place in the log (a JSON pointer) and what is wrong with it."""
+    log = tmp_path / "broken.json"
+    log.write_text('{"version": 2, "status": "success", "eval": {"task_id": "t", "run_id": "r", "task": "x"}}')
+    outcome = load(log, kind="inspect")["broken.json"]
+    assert outcome.status == "rejected"
+    text = "\n".join(map(str, outcome.problems))
+    assert "broken.json: /eval/created: inspect_ai cannot read this log: a required field is missing" in text

@@ -88,14 +88,18 @@ def test_two_runs_are_two_rows_never_conflicting_verdicts(store, load, tmp_path)
                                                                           tau_pass_hat(rows_2, 2)]), abs=1e-9)
 
 
-def test_a_run_over_other_tasks_under_the_same_set_is_refused_with_the_fix(store, load, tmp_path):
+def test_a_run_over_part_of_the_tasks_is_a_run_of_the_same_set(store, load, tmp_path):
+    """run.py's --start-index/--end-index: a file over tasks 0-2 is a run of tau-bench-airline with
+    tasks 3-5 not run, loaded beside the run over 0-5 (one set, one digest), its rate over its tasks."""
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
     write_results(tmp_path / "a" / "gpt-4o-airline.json", tasks=6)
-    write_results(tmp_path / "b" / "gpt-4o-airline.json", tasks=3)
-    outcomes = load(tmp_path / "a" / "gpt-4o-airline.json")
-    before = store.dump() if hasattr(store, "dump") else None
-    outcome = load(tmp_path / "b" / "gpt-4o-airline.json")["gpt-4o-airline.json"]
-    assert outcome.status == "rejected" and "--replay-set" in outcome.problems[0].fix
-    if before is not None:
-        assert store.dump() == before, "a rejected file leaves the store as it was"
-    assert outcomes["gpt-4o-airline.json"].status == "loaded"
+    part = write_results(tmp_path / "b" / "gpt-4o-airline.json", tasks=3, seed=5)
+    for folder in ("a", "b"):
+        outcome = load(tmp_path / folder / "gpt-4o-airline.json")["gpt-4o-airline.json"]
+        assert outcome.status == "loaded", outcome.problems
+    rows = pass_at_k(store, 2)
+    assert sorted(r["cases"] for r in rows) == [3, 6] and len({r["replay_set"] for r in rows}) == 1
+    [row] = [r for r in rows if r["cases"] == 3]
+    assert row["pass_hat_k"] == pytest.approx(tau_pass_hat(part, 2), abs=1e-9)
+    digests = store.select("SELECT DISTINCT ?d WHERE { GRAPH ?g { ?s apeval:setDigest ?d } }")
+    assert len(digests) == 1, "every run states the set with one digest, whatever tasks it ran"

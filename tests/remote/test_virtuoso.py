@@ -76,6 +76,8 @@ def typed(rows, name=None):
     def value(v):
         if isinstance(v, float):
             return ("float", None if math.isnan(v) else round(v, 9))
+        if isinstance(v, catalogue.IRI):  # a display name (catalogue.NamedIRI) is how it reads, not what it is
+            return ("IRI", str(v))
         return (type(v).__name__, v)
     dropped = {"loaded_at"} | LOAD_TIMES.get(name, set())
     rows = [{k: value(v) for k, v in r.items() if k not in dropped} for r in rows]
@@ -178,6 +180,8 @@ def test_catalogue_query_gives_the_embedded_rows(name, remote, embedded, server)
         # that is right only sometimes stays unsupported.
         # (and a query Virtuoso hangs on may answer in time on a faster machine: whatever it does, kg
         # has refused it above; the raw text's fate is only reported)
+        if "stops" in query.unsupported["virtuoso"]:
+            return  # a query that ends the server is not sent to it again: the tests after it need the server
         try:
             variables, rows = remote.select_values(query.bound_text(params))
         except RemoteError as err:

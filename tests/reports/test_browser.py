@@ -5,6 +5,7 @@ A screenshot of each page type is saved under tests/artefacts/."""
 import functools
 import http.server
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -127,13 +128,14 @@ def test_the_w3c_shacl_report_opens_without_console_errors_and_every_link_resolv
     names = {urlparse(u).path.rsplit("/", 1)[-1] for u in pages}
     assert {"index.html", "results.html", "coverage.html", "graders.html", "data-quality.html"} <= names
     page.goto(urljoin(base, "index.html"))
-    cards = page.locator("#outside-replay-sets .card")
-    assert cards.count() == 8
-    shown = cards.all_inner_texts()
+    section = page.locator("section.set:has(#outside-replay-sets)")
+    columns = section.locator("thead th[data-system]")  # the latest four shown, the older folded below
+    assert columns.count() == 8
+    shown = columns.evaluate_all("ths => ths.map(t => t.textContent.trim())")  # folded ones too
     for name in ["RDFUnit", "Netage SHACL Engine", "TopBraid SHACL API", "Corese SHACL", "pySHACL", "shaWell",
                  "shaclex", "dotNetRDF"]:
-        assert sum(text.startswith(f"{name} · ") for text in shown) == 1, (name, shown)
-    assert all("cases passed trial 0" in text for text in shown)
+        assert sum(text.startswith(name) for text in shown) == 1, (name, shown)
+    assert section.locator("td.cell [data-field=cases_at_1]").count() == 8
     page.goto(urljoin(base, "results.html"))
     # served with k=2, and no case here has two trials: pass^2 is not drawn, and says why
     assert page.locator(".chart-not-drawn").count() == 0
@@ -243,7 +245,7 @@ def test_screenshots_of_each_page_type(site, page):
     page.click("#matrix a >> text=route-009")
     page.screenshot(path=str(ARTEFACTS / "report-case.png"), full_page=True)
     page.goto(urljoin(base, "index.html"))
-    page.locator(".card a.drill").first.click()
+    page.locator("td.cell a.drill").first.click()
     page.screenshot(path=str(ARTEFACTS / "report-group.png"), full_page=True)
     page.goto(urljoin(base, "queries/index.html"))
     page.screenshot(path=str(ARTEFACTS / "report-queries-index.png"), full_page=True)
@@ -276,7 +278,7 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
     base, store = compare_page(site, page, tmp_path)
     sections = page.query_selector_all("section.comparison")
     assert len(sections) == 2  # cubby-regression and cubby-routing: 1.4.0, then 1.5.0-rc1 on each
-    checked = 0
+    checked = refusals = 0
     for section in sections:
         baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
         assert baseline.endswith("/cubby@1.4.0") and candidate.endswith("/cubby@1.5.0-rc1")
@@ -290,7 +292,7 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
                      for c in section.query_selector_all(f"{selector} td[data-field]")}
             for field in ("cases", "paired_cases", "regressed", "improved", "unchanged", "new_wrong_answers",
                           "baseline_only", "candidate_only", "pass1_cases", "pass_at_1_difference", "mcnemar_p",
-                          "pass_rate_difference"):
+                          "pass_rate_difference", "refused_cases"):
                 assert cells[field] == shown(row[field]), (replay_set, row["grader_kind"], field)
                 checked += 1
             assert cells["excluded_cases"].startswith(shown(row["excluded_cases"]))
@@ -304,7 +306,17 @@ def test_the_compare_page_shows_the_numbers_kg_compare_prints(site, page, tmp_pa
                 assert names == [c.rsplit("/", 1)[-1] for c in row["regressed_cases"].split(", ")]
             else:
                 assert listed is None
-    assert checked > 50
+            # issue 43: each case refused (graded against other gold) named beside the rest, compared
+            refused = section.query_selector(f'li[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"] '
+                                             f'[data-field="refused_case_list"]')
+            if row["refused_cases"]:
+                refusals += 1
+                assert row["status"].startswith("compared") and row["paired_cases"] is not None
+                names = [a.inner_text() for a in refused.query_selector_all("a")]
+                assert names == [c.rsplit("/", 1)[-1] for c in row["refused_case_list"].split(", ")]
+            else:
+                assert refused is None
+    assert checked > 50 and refusals >= 1
     # a regressed case links to its page, with its verdicts
     page.click('section[data-replay-set$="/cubby-routing"] li[data-kind="human"] a >> text=route-015')
     assert "route-015" in page.locator("h1").inner_text()
@@ -323,14 +335,15 @@ def chart_text(page, name) -> str:
 
 
 def test_an_overview_card_leads_to_the_verdicts_it_counts_and_on_to_a_verdict(site, page):
-    """Issue 16: from a card's figure to the verdicts behind it, the numbers the same at both ends."""
+    """Issue 16: from a figure of the overview's matrix to the verdicts behind it, the numbers the
+    same at both ends."""
     _, base = site
     page.goto(urljoin(base, "index.html"))
-    cards = page.locator(".card")
+    cards = page.locator("td.cell:visible")
     checked = 0
     for i in range(cards.count()):
         card = cards.nth(i)
-        if card.locator("[data-field=cases_at_1]").count() == 0:
+        if card.locator("a.drill").count() == 0:  # not computable: nothing counted to lead to
             continue
         passed, total = number(card, "[data-field=passed_at_1]"), number(card, "[data-field=cases_at_1]")
         card.locator("a.drill").click()
@@ -355,7 +368,7 @@ def test_an_overview_card_leads_to_the_verdicts_it_counts_and_on_to_a_verdict(si
     assert checked == 3
     # an exclusion leads to the trials left out for that reason, as many as the card says
     page.goto(urljoin(base, "index.html"))
-    excluded = page.locator(".card a[data-reason]").first
+    excluded = page.locator("td.cell:visible a[data-reason]").first
     count = int(excluded.inner_text().split()[0])
     reason = excluded.get_attribute("data-reason")
     excluded.click()
@@ -386,7 +399,7 @@ def test_a_plain_earl_report_has_cards_and_a_matrix(earl_site, page):
     """Issue 16: EARL results of no replay set get cards, a cases × subjects matrix and results rows."""
     _, base, systems = earl_site
     page.goto(urljoin(base, "index.html"))
-    assert page.locator("#outside-replay-sets .card").count() == systems
+    assert page.locator("section.set:has(#outside-replay-sets) thead th[data-system]").count() == systems
     page.goto(urljoin(base, "results.html"))
     assert page.locator("#matrix thead th[data-system]").count() == systems
     assert page.locator("#matrix tbody tr").count() > 0 and page.locator("#matrix a.mark").count() > 0
@@ -437,7 +450,7 @@ def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verd
     section = page.locator('section.comparison[data-replay-set$="/cubby-routing"]')
     baseline, candidate, replay_set = (section.get_attribute(f"data-{a}") for a in ("baseline", "candidate", "replay-set"))
     done = run_kg("compare", baseline, candidate, "--replay-set", replay_set, "--format", "json", "--store", store)
-    rows = [r for r in json.loads(done.stdout) if r["status"] == "compared"]
+    rows = [r for r in json.loads(done.stdout) if r["status"].startswith("compared")]
     assert any(r["regressed"] for r in rows)
     for row in rows:
         grid = section.locator(f'table.compare-grid[data-kind="{row["grader_kind"]}"][data-grader="{row["grader"]}"]')
@@ -445,6 +458,8 @@ def test_the_compare_grid_puts_regressions_first_and_links_each_mark_to_its_verd
         assert changes[:row["regressed"]] == ["regressed"] * row["regressed"]
         assert sorted(grid.locator('tbody tr[data-change="regressed"]').evaluate_all(
             "rs => rs.map(r => r.getAttribute('data-case'))")) == sorted(filter(None, (row["regressed_cases"] or "").split(", ")))
+        assert sorted(grid.locator('tbody tr[data-change="refused"]').evaluate_all(
+            "rs => rs.map(r => r.getAttribute('data-case'))")) == sorted(filter(None, (row["refused_case_list"] or "").split(", ")))
         for change, column in (("improved", "improved"), ("baseline only", "baseline_only"), ("candidate only", "candidate_only")):
             assert grid.locator(f'tbody tr[data-change="{change}"]').count() == row[column], (row["grader_kind"], change)
     assert section.locator("[role=alert]").count() == 0
@@ -598,9 +613,9 @@ def test_a_bar_is_a_link_to_the_page_its_table_figure_leads_to(site, page):
         assert charts, name
         if figures:
             table = {urljoin(page.url, h) for h in page.eval_on_selector_all(figures, "as => as.map(a => a.getAttribute('href'))")}
-        else:  # pass@1: the cards' figures on the overview
+        else:  # pass@1: the figures of the overview's matrices
             page.goto(urljoin(base, "index.html"))
-            table = {urljoin(page.url, h) for h in page.eval_on_selector_all(".card .value a.drill", "as => as.map(a => a.getAttribute('href'))")}
+            table = {urljoin(page.url, h) for h in page.eval_on_selector_all("td.cell .rate a.drill", "as => as.map(a => a.getAttribute('href'))")}
             page.goto(urljoin(base, name))
         for chart_name in charts:
             svg = f'svg[data-chart="{chart_name}"]'
@@ -624,3 +639,50 @@ def test_a_bar_is_a_link_to_the_page_its_table_figure_leads_to(site, page):
                 clicked += 1
                 page.goto(urljoin(base, name))
     assert clicked >= 4
+
+
+def test_no_page_scrolls_sideways_at_1280_px_and_the_overview_is_screenshot_for_the_readme(site, page, browser):
+    """Issue 43: every kind of page fits a 1280 x 800 window (tables wrap, or fold older columns
+    under a details row); the overview of the examples is saved for the README."""
+    out, base = site
+    narrow = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    kinds = {"index.html", "results.html", "coverage.html", "wrong-descriptions.html", "graders.html",
+             "data-quality.html", "compare.html", "experiments.html", "anticipations.html", "profiles.html",
+             "queries/index.html", "queries/pass-at-k.html"}
+    for folder in ("cases", "groups", "coverage", "wrong-descriptions", "matrix"):
+        kinds |= {p.relative_to(out).as_posix() for p in sorted((out / folder).glob("*.html"))[:2]}
+    assert len(kinds) >= 20
+    wide = {}
+    for name in sorted(kinds):
+        narrow.goto(urljoin(base, name))
+        scroll, inner = narrow.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if scroll > inner:
+            wide[name] = scroll
+    assert wide == {}
+    narrow.goto(urljoin(base, "index.html"))
+    images = ROOT / "docs" / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    narrow.screenshot(path=str(images / "report-overview.png"))  # the first screen, as a reader sees it
+    narrow.context.close()
+
+
+def test_the_overview_is_one_matrix_per_replay_set_latest_system_first(site, page):
+    """Issue 43: per replay set, rows grader kind and grader, columns the systems latest first, each
+    cell pass@1 with n/N and interval and pass^k; the notes said once; digests shortened."""
+    _, base = site
+    page.goto(urljoin(base, "index.html"))
+    sets = page.locator("section.set")
+    assert sets.count() >= 2
+    routing = page.locator("section.set", has=page.locator("h3", has_text="cubby-routing"))
+    systems = routing.locator("thead th[data-system]").evaluate_all("ths => ths.map(t => t.dataset.system)")
+    assert [s.rsplit("/", 1)[-1] for s in systems] == ["cubby@1.5.0-rc1", "cubby@1.4.0"]  # 2026-11-24 before 2026-09-28
+    kinds = routing.locator("tbody tr").evaluate_all("trs => trs.map(t => t.dataset.kind)")
+    assert kinds == sorted(kinds) and {"human", "mechanical", "model"} <= set(kinds)
+    cell = routing.locator("tbody tr[data-kind=mechanical] td.cell").first
+    assert "pass^2" in cell.inner_text() and "[" in cell.inner_text()
+    html = page.content()
+    # said once, under the matrices (each figure it concerns marked †, the count on hover), not per figure
+    assert page.locator("main").inner_text().count("of unknown order") <= 1
+    assert not re.search(r">[^<]*[0-9a-f]{64}[^<]*<", html)  # no whole digest in the text; on hover it is
+    assert page.locator(".headline [data-headline=coverage]").count() == 1
+    assert page.errors == []

@@ -123,3 +123,20 @@ def test_kg_report_of_a_system_id_with_dollar_signs_draws_its_charts(tmp_path):
     assert (done.returncode, "Traceback" in done.stderr) == (0, False), done.stderr
     drawn = [svg.name for svg in (out / "charts").glob("*.svg") if "cost$a^{$b" in svg.read_text()]
     assert len(drawn) >= 3, drawn  # the pass^k charts of both kinds, the compare and trend charts
+
+
+def test_a_matplotlib_warning_is_a_note_of_kg_naming_the_chart(tmp_path, capfd):
+    """Issue 45: a matplotlib UserWarning reached stderr as Python prints it, with a path into
+    matplotlib's source. Identical axis limits make matplotlib warn; kg says it once, as its own note."""
+    from kg.report import Site
+    from kg.store import Store
+    site = Site(Store(":memory:"), tmp_path, {})
+
+    def draw(plt):
+        fig, ax = plt.subplots()
+        ax.set_xlim(1, 1)
+        return fig
+    assert site._draw("flat", draw, "a flat chart") is not None
+    err = capfd.readouterr().err
+    assert "UserWarning" not in err and "site-packages" not in err and ".py:" not in err, err
+    assert "kg report: note: chart flat: Attempting to set identical low and high xlims" in err

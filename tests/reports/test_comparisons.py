@@ -1,4 +1,4 @@
-"""Site.comparisons (kg/report.py): which pairs the compare page shows, from the examples'
+"""Site.comparisons (kg/report/data.py): which pairs the compare page shows, from the examples'
 system-runs rows (kg query system-runs on the examples: two replay sets, cubby@1.4.0 dated before
 cubby@1.5.0-rc1 on both, and desk-* systems on cases of no set)."""
 import pytest

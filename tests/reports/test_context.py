@@ -1,5 +1,5 @@
 """The template context is a contract (issue 16): every template receives the names documented in
-kg/report.py (CONTEXT, PAGE_CONTEXT, OPTIONAL_CONTEXT) with the documented types, checked on every
+kg/report/context.py (CONTEXT, PAGE_CONTEXT, OPTIONAL_CONTEXT) with the documented types, checked on every
 render, and docs/reports.md documents each of them - as datasette tests its documented context."""
 import re
 
@@ -17,16 +17,16 @@ def rendered(tmp_path_factory):
     assert all(o.status == "loaded" for o in ingest.load(store, [EXAMPLES]))
     out = tmp_path_factory.mktemp("site")
     kinds = []
-    original = report._render
+    original = report.build._render
 
     def recording(template, kind, **context):  # the real check and render, noting which kinds ran
         kinds.append(kind)
         return original(template, kind, **context)
-    report._render = recording
+    report.build._render = recording
     try:
         report.render_site(store, out, _prefixes(store), params={"k": None, "compare": []})
     finally:
-        report._render = original
+        report.build._render = original
     return out, set(kinds)
 
 
@@ -79,8 +79,8 @@ def test_rates_are_the_ones_queries_declare(rendered):
 def test_long_lists_are_split_over_pages(tmp_path, monkeypatch):
     """A big estate's matrix and card lists are paginated, not one page: with a page size of 1, the
     plain EARL fixture's 3 cases make 3 matrix pages and Beta's 2 counted trials 2 list pages."""
-    monkeypatch.setattr(report, "MATRIX_CASES", 1)
-    monkeypatch.setattr(report, "PAGE_ROWS", 1)
+    monkeypatch.setattr(report.data, "MATRIX_CASES", 1)
+    monkeypatch.setattr(report.data, "PAGE_ROWS", 1)
     store = Store(tmp_path / "store")
     assert all(o.status == "loaded" for o in ingest.load(store, [ROOT / "tests" / "reports" / "plain.earl.ttl"]))
     out = tmp_path / "site"
@@ -102,7 +102,7 @@ def test_a_coverage_bar_s_terms_are_split_over_pages_with_the_bar_s_counts(tmp_p
     set A covers 9 of urn:test:onto's 12 classes; with 5 terms a page its list takes 3 pages, each
     saying 9 of 12, the 3 uncovered first, and the figures on the coverage page link to it."""
     import pyoxigraph as ox
-    monkeypatch.setattr(report, "PAGE_ROWS", 5)
+    monkeypatch.setattr(report.data, "PAGE_ROWS", 5)
     store = Store(tmp_path / "store")
     ingest.ensure_vocabularies(store)
     trig = ROOT / "tests" / "queries" / "golden" / "coverage-summary" / "data.trig"
@@ -128,7 +128,7 @@ def test_a_coverage_bar_s_terms_are_split_over_pages_with_the_bar_s_counts(tmp_p
 
 
 def test_the_report_environment_reads_a_row_as_jinja_does():
-    """report._Environment reads `row.column` of a dict by its key at once (jinja tries an attribute
+    """report.context._Environment reads `row.column` of a dict by its key at once (jinja tries an attribute
     first). Held to jinja's own environment, with the same settings, on keys that are and are not
     attributes of dict, a missing key (an error, as StrictUndefined makes it), and objects not dicts."""
     import jinja2
@@ -139,7 +139,7 @@ def test_the_report_environment_reads_a_row_as_jinja_does():
              "{{ r.status }}", "{{ s.upper() }}", "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
              "{{ d.missing is defined }}", "{{ d.missing }}"]
     context = dict(d={"status": "passed", "items": "x", "values": "yz"}, r=Row(status="failed"), s="text")
-    ours = report._environment(("reports",))
+    ours = report.context._environment(("reports",))
     plain = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     answers = []
     for text in texts:
@@ -152,4 +152,4 @@ def test_the_report_environment_reads_a_row_as_jinja_does():
         assert outcomes[0] == outcomes[1], text
         answers.append(outcomes[0])
     assert answers[0] == "passed" and answers[1] == "True" and answers[-1].startswith("UndefinedError")
-    assert type(ours) is report._Environment
+    assert type(ours) is report.context._Environment

@@ -122,14 +122,15 @@ def test_the_report_renders(dataset, tmp_path, capsys):
     # every system with a pass@1 row is on the overview, with its figure and its denominator
     overview = (site / "index.html").read_text(encoding="utf-8")
     rows = catalogue.run(catalogue.load()["pass-at-k"], store, {"k": 2}).rows
-    for r in rows:
-        card = re.search(rf'<div class="card" data-system="{re.escape(html.escape(r["system"]))}">(.*?)</div>\s*</div>',
-                         overview, re.S)
-        assert card, f"{r['system']} has no card on the overview"
+    for r in rows:  # each figure is a cell of its replay set's matrix (issue 43), with its n/N
+        cell = re.search(rf'<td class="cell" data-system="{re.escape(html.escape(r["system"]))}" '
+                         rf'data-kind="{re.escape(r["grader_kind"])}">(.*?)</td>', overview, re.S)
+        assert cell, f"{r['system']} has no figure on the overview"
+        figures = re.sub(r"<[^>]+>", "", overview)
         if r["cases_at_1"]:  # (the figures are links to the verdicts behind them: read as text)
-            assert f"{r['passed_at_1']} of {r['cases_at_1']} cases passed trial 0" in re.sub(r"<[^>]+>", "", overview)
+            assert f"{r['passed_at_1']}/{r['cases_at_1']}" in figures
         else:
-            assert "not computable: no case has an eligible trial 0" in overview
+            assert 'title="no case has an eligible trial 0">n/a' in overview
 
     coverage = render_coverage(store, tmp_path / "coverage")
     assert_complete(coverage, ["coverage"], capsys.readouterr().err)
@@ -151,19 +152,23 @@ def test_the_w3c_overview_shows_each_of_the_eight_implementations(tmp_path, caps
     site = render_full(store, tmp_path / "report")
     assert "not drawn" not in capsys.readouterr().err
     overview = (site / "index.html").read_text(encoding="utf-8")
-    cards = dict(re.findall(r'<div class="card" data-system="([^"]+)">\s*<div><span title="[^"]+">([^<]+)</span>', overview))
-    assert cards == W3C_SYSTEMS
-    # the figures beside each name, against the files: pass@1 = passed / cases whose trial 0 is
-    # passed or failed (TopBraid and dotNetRDF pass all 121; RDFUnit's 19 non-EARL outcomes are set aside)
-    text = re.sub(r"<[^>]+>", "", overview)  # the figures are links to the verdicts behind them
-    assert "121 of 121 cases passed trial 0" in text and "119 of 121 cases passed trial 0" in text
-    assert "82 of 101 cases passed trial 0" in text and "19 other trial(s)" in text
+    # the overview's matrix of the reports of no replay set: a column per implementation, by name
+    columns = dict(re.findall(r'<th scope="col" data-system="([^"]+)"><span title="[^"]+">([^<]+)</span>', overview))
+    assert columns == W3C_SYSTEMS
+    # the figures of each cell, against the files: pass@1 = passed / cases whose trial 0 is passed
+    # or failed (TopBraid and dotNetRDF pass all 121; RDFUnit's 19 non-EARL outcomes are set aside)
+    cells = re.findall(r'<span data-field="passed_at_1">(\d+)</span>/<span data-field="cases_at_1">(\d+)</span>', overview)
+    assert cells.count(("121", "121")) == 2 and ("119", "121") in cells and ("82", "101") in cells
+    assert re.search(r'data-reason="other" title="19 trial\(s\) excluded: not an EARL outcome">19 other<', overview)
     results = (site / "results.html").read_text(encoding="utf-8")
-    # one chart per grader kind: every W3C report's assertor declares none
+    # one chart per grader kind, the kind read from each assertion's earl:mode (loaders/rdf.py
+    # DEFAULT_KIND): automatic, the suite's test harness, mechanical; NetAge reports earl:manual,
+    # human; dotNetRDF's 4 semiAuto assertions say no kind, undeclared - never pooled with the rest
     # (drawn in the page, each bar a link to the verdicts it counts: its text alternative is the <svg>'s aria-label)
-    assert '<svg class="chart chart-linked" data-chart="pass-at-1-undeclared"' in results
-    alt = re.search(r'data-chart="pass-at-1-undeclared" role="group" aria-label="([^"]+)"', results).group(1)
+    alts = {kind: html.unescape(re.search(rf'data-chart="pass-at-1-{kind}" role="group" aria-label="([^"]+)"',
+                                          results).group(1)) for kind in ("mechanical", "human", "undeclared")}
     for name in W3C_SYSTEMS.values():
-        assert html.unescape(alt).count(f"{name} · ") == 1, name
+        assert alts["mechanical" if name != "Netage SHACL Engine" else "human"].count(f"{name} · ") == 1, name
+    assert "dotNetRDF · undeclared (https://github.com/langsamu) 100.0% (4/4)" in alts["undeclared"]
     # an interval never crosses its value: all-pass rows end at exactly 100%
-    assert "TopBraid SHACL API · undeclared (http://knublauch.com) 100.0% (121/121) (95% interval 96.9% to 100.0%)" in html.unescape(alt)
+    assert "TopBraid SHACL API · mechanical (http://knublauch.com) 100.0% (121/121) (95% interval 96.9% to 100.0%)" in alts["mechanical"]

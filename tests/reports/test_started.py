@@ -1,5 +1,6 @@
-"""Site.start (kg/report.py): a whole site's queries run ahead of its pages, two or more at a time,
+"""Site.start (kg/report/answers.py): a whole site's queries run ahead of its pages, two or more at a time,
 and the site is the one a render asking each query in turn writes."""
+import gc
 import re
 
 import pytest
@@ -53,7 +54,7 @@ def render(path, out, monkeypatch, workers):
 def test_every_query_a_page_asks_for_without_parameters_was_started_ahead(examples, tmp_path, monkeypatch):
     site, ran, _ = render(examples, tmp_path / "site", monkeypatch, workers=2)
     late = sorted(key for key in site.asked_unstarted if not key[1])
-    assert late == []  # a query named in a way named_queries does not read would be listed here
+    assert late == []  # a query the page registry (kg/report/pages.py) does not declare would be listed here
     assert ("compare", ()) not in site.asked_unstarted
     compares = [key for key in ran if key[0] == "compare"]
     assert compares and not [key for key in site.asked_unstarted if key[0] == "compare"]  # the page started them
@@ -74,39 +75,39 @@ def test_the_cycle_collector_is_paused_while_a_site_renders_and_resumed_after(ex
     # each full pass of Python's cycle collector walks every row the report holds: at 100k assertions
     # the passes were a sixth of its CPU (BENCHMARKS.md); pages and queries alike run with it paused
     seen = []
-    original = report._render
+    original = report.build._render
 
     def render_page(*args, **kwargs):
-        seen.append(report.gc.isenabled())
+        seen.append(gc.isenabled())
         return original(*args, **kwargs)
-    monkeypatch.setattr(report, "_render", render_page)
+    monkeypatch.setattr(report.build, "_render", render_page)
     run_seen = []
     original_run = report.catalogue.run
 
     def run(*args, **kwargs):
-        run_seen.append(report.gc.isenabled())
+        run_seen.append(gc.isenabled())
         return original_run(*args, **kwargs)
     monkeypatch.setattr(report.catalogue, "run", run)
-    assert report.gc.isenabled()
+    assert gc.isenabled()
     store = Store(examples, read_only=True)
     report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
     assert len(seen) > 100 and not any(seen)
     assert run_seen and not any(run_seen)
-    assert report.gc.isenabled()  # and on again after
+    assert gc.isenabled()  # and on again after
 
 
 def test_the_cycle_collector_stays_off_after_a_render_when_it_was_off_before(examples, tmp_path):
-    report.gc.disable()
+    gc.disable()
     try:
         store = Store(examples, read_only=True)
         report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
-        assert not report.gc.isenabled()
+        assert not gc.isenabled()
     finally:
-        report.gc.enable()
+        gc.enable()
 
 
 def test_a_site_and_its_answers_are_let_go_when_its_render_ends(examples, tmp_path, monkeypatch):
-    # what a Site computes once is kept on the Site (report._once), not in a cache of its class that
+    # what a Site computes once is kept on the Site (report.data._once), not in a cache of its class that
     # would keep every Site, and every answer it read, alive until the interpreter ends
     import weakref
     made = []
@@ -117,5 +118,5 @@ def test_a_site_and_its_answers_are_let_go_when_its_render_ends(examples, tmp_pa
     monkeypatch.setattr(report.Site, "__init__", recorded)
     store = Store(examples, read_only=True)
     report.render_site(store, tmp_path / "site", _prefixes(store), params={"k": None, "compare": []})
-    report.gc.collect()
+    gc.collect()
     assert len(made) == 1 and made[0]() is None
