@@ -632,8 +632,10 @@ def history(subject, fmt, store_path):
     rows = []
     for iri in subjects:
         rows += catalogue.run(named, store, {} if iri is None else {"of": iri}).rows
-    rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
-                  key=lambda r: tuple("" if r.get(c) is None else str(r[c]) for c in ("time", "event", "subject", "detail")))
+    if len(subjects) > 1:  # several answers merged, in the order the query gives each (its ORDER BY)
+        rows = sorted({tuple(sorted(r.items(), key=lambda kv: kv[0])): r for r in rows}.values(),
+                      key=lambda r: (str(r.get("time") or ""), r.get("event") not in ("revised", "withdrawn"),
+                                     *("" if r.get(c) is None else str(r[c]) for c in ("event", "subject", "detail"))))
     columns = [c for c in named.columns]
     click.echo(output.render(columns, rows, fmt, _prefixes(store), width=output.terminal_width()), nl=False)
 
@@ -1054,10 +1056,15 @@ def main():
         if "Corruption" not in str(err):
             raise
         # RocksDB checks each block it reads: flipped bytes in a store's file surface in the first
-        # query that reads them, not when the store opens
-        click.echo(f"kg: the store is damaged: a read met a corrupted block ({' '.join(str(err).split())}); "
-                   f"no answer was given from it. Restore the store from a backup, or move it aside and load "
-                   f"your files again into a new one", err=True)
+        # query that reads them, not when the store opens; its words name the table file, in the store
+        problem = " ".join(str(err).split())
+        table = re.search(r"(/\S+)/\d+\.(?:sst|log)\b", problem)
+        if table:
+            click.echo(damage.message(table.group(1), problem), err=True)
+        else:
+            click.echo(f"kg: the store is damaged: a read met a corrupted block ({problem}); no answer was given "
+                       f"from it. Restore the store from a backup, or move it aside and load your files again into "
+                       f"a new one", err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
         from .errors import StoreUnavailable

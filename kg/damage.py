@@ -23,7 +23,7 @@ import pyoxigraph as ox
 WATCH_AFTER = 3.0  # seconds: a command done sooner needs no check; a damaged store is named about this soon after
 _WATCH = False
 _watched: set[str] = set()
-_settled: set[str] = set()  # stores whose check is called off: a writer past its opening reads
+_settled: set[str] = set()  # stores whose check is called off: a writer that opened them empty
 
 
 def watching(on: bool) -> None:
@@ -40,9 +40,9 @@ def watch(path: str) -> None:
 
 
 def settle(path: str) -> None:
-    """Calls off the check of `path` if it has not begun: a writer whose opening reads are done (its
-    later reads raise on a bad block rather than spin, and a read of the whole store beside its
-    writes would cost a long load as much again)."""
+    """Calls off the check of `path` if it has not begun: a writer that opened the store empty (what
+    it reads is what it wrote, and a read of the whole store beside a first bulk load would cost the
+    load as much again)."""
     _settled.add(path)
 
 

@@ -371,11 +371,14 @@ class Store(CatalogueStore):
                     time.sleep(0.2 * (attempt + 1))
                     self.ox = _open_read_only(self.path)
         else:
+            empty = self.path == ":memory:" or self._holds_fewer_quads(1)
             self._drop_unrecorded()
             self.ensure_layers()
-            # a writer's own reads of a damaged store spin here, at open, or not at all: its check stops
-            # (a second handle read beside a long bulk load would cost the load a whole read of the store)
-            damage.settle(self.path)
+            if empty:
+                # a store this process fills from nothing has no damaged block to spin on: a first (bulk)
+                # load is not read beside itself. Into a store that held data, the check runs (niced): an
+                # update meeting a damaged block spins as a query does (issue 45's hostile round)
+                damage.settle(self.path)
 
     def _rebuild_layers_as_writer(self) -> None:
         """A reader that finds the layers out of date opens the store for writing once to rebuild them.

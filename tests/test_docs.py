@@ -193,7 +193,10 @@ NOT_RUN = {
     ". .venv/bin/activate": "the test runs kg from its own interpreter",
     "kg validate new-results.earl.jsonl": "names the reader's own file",
     "kg load --revise runs/day.earl.jsonl": "names the reader's own file",
-    "pip install 'kg[inspect]'": "installs a package",
+    # the "Installing" blocks: tests/test_wheel.py runs them, as written, in fresh virtual environments
+    "python -m pip install '.[inspect]'": "installs kg (tests/test_wheel.py)",
+    "python -m pip install build && python -m build --wheel": "builds the wheel (tests/test_wheel.py)",
+    "python -m pip install 'dist/kg_evalgraph-0.1.0-py3-none-any.whl[inspect]'": "installs the wheel (tests/test_wheel.py)",
     "kg load logs/": "names the reader's own folder",
     "kg serve": "a server that runs until stopped (tests/test_serve*)",
     "KG_ENDPOINT=http://127.0.0.1:7878 kg load examples/": "needs a SPARQL server",

@@ -41,7 +41,7 @@ def test_compare_a_system_with_itself_is_a_usage_error(loaded):
 @pytest.mark.parametrize("args", [["history", "http://ex.org/x y"], ["compare", "http://x y", "sys@1"]])
 def test_an_iri_with_a_space_is_a_usage_error_not_a_traceback(loaded, args):
     done = run_kg(args[0], "--store", loaded, *args[1:])
-    usage_error(done, "takes an iri", "x y")
+    usage_error(done, "is not an IRI kg can read", "x y")
 
 
 @pytest.mark.parametrize("value", ["NaN", "inf", "-Infinity"])

@@ -49,7 +49,7 @@ def test_drop_then_an_edited_earl_file_is_refused_unless_revised_and_history_has
     assert revised.returncode == 0, revised.stderr
     assert outcome_of_a0001(store) == ["http://www.w3.org/ns/earl#failed"]
     rows = history(store, "a-0001")
-    assert [row["event"] for row in rows] == ["withdrawn", "revised", "asserted"]
+    assert [row["event"] for row in rows] == ["withdrawn", "revised", "asserted"], [(r["time"], r["event"]) for r in rows]
     assert "earl:outcome was earl:passed, now earl:failed" in rows[1]["detail"]
     assert rows[0]["digest"] == rows[1]["digest"] != rows[1]["new_digest"]
 
