@@ -65,7 +65,7 @@ def test_the_grep_finds_a_restated_test(tmp_path):
 
 def test_the_scheme_holds_every_status_the_verdict_layer_writes():
     rule = _code(ASSIGNING.read_text())
-    written = set(re.findall(r'"([a-z][a-z-]*)"', rule)) - {"undeclared", "digest-mismatch", "registered-after",
+    written = set(re.findall(r'"([a-z][a-z-]*)"', rule)) - {"undeclared", "digest-mismatch", "no-digest", "registered-after",
                                                              "order-unknown"}
     assert written == {s.notation for s in statuses.scheme()}
     assert statuses.counting() == {"passed", "failed"}

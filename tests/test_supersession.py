@@ -85,9 +85,9 @@ def test_a_correction_of_a_versioned_grader_loads_in_its_own_file_as_in_one(tmp_
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         return path
 
-    def verdicts(files):
+    def verdicts(files):  # (no gold: these lines cite no criterion digest, which on a case with gold excludes them, J2)
         store = Store(":memory:")
-        assert {o.status for o in ingest.load(store, [base / "mini.replayset.json", base / "mini.gold.json"])} == {"loaded"}
+        assert {o.status for o in ingest.load(store, [base / "mini.replayset.json"])} == {"loaded"}
         for path in files:
             outcomes = ingest.load(store, [path])
             assert [o.status for o in outcomes] == ["loaded"], [str(p) for o in outcomes for p in o.problems]

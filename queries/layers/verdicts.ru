@@ -11,8 +11,9 @@
 #+   ("excluded from denominators (a verdict of cantTell, never a pass or a fail)") is read as the
 #+   cantTell with no cause it is: unexplained; an undetected cantTell keeps its cause's class.
 #+   Agreeing assertions count once; when they disagree in class the verdict
-#+   is conflicting. A verdict with a current assertion that breaks pre-registration (J2: it cites a
-#+   criterion digest its case's gold lacks, or its run began before the criterion was registered) is
+#+   is conflicting. A verdict with a current assertion that breaks pre-registration (J2, "stated
+#+   before, cited by digest": on a case with registered criteria it cites a digest its case's gold
+#+   lacks, or cites none, or its run began before the criterion was registered) is
 #+   not-preregistered whatever its classes; each verdict notes kg:preregistration (steps 4 and 5).
 #+   Every catalogue query reads verdicts from this graph; none re-derives them.
 #+
@@ -139,8 +140,10 @@ WHERE {
 # 4. A criterion "MUST pre-date the subject". Each verdict on a case with registered criteria (an
 #    apeval:SelectionCriterion that ep-plan:constrains it, pinned by apeval:criterionDigest, part of
 #    a record whose dcterms:issued says when it was registered) gets a kg:preregistration note per
-#    current assertion that: cites a digest no criterion of its case has ("digest-mismatch"); ran
-#    before the criterion it cites (any, when it cites none) was registered ("registered-after":
+#    current assertion that: cites a digest no criterion of its case has ("digest-mismatch"); cites
+#    none ("no-digest": apeval:criterionDigest is "the criterion record the judgment applied (J2:
+#    stated before, cited by digest)" - a verdict naming none cannot be held to what was registered);
+#    ran before the criterion it cites (any, when it cites none) was registered ("registered-after":
 #    its run's prov:startedAtTime earlier than dcterms:issued or, with no start time, its result's
 #    dcterms:date earlier - judged before, so run before); or cannot be put in order ("order-unknown":
 #    no start time, and no judgement date earlier than the registration). Dates compare as xsd:dateTime.
@@ -171,10 +174,10 @@ WHERE {
   BIND(!BOUND(?cited) || ?cited = ?registered AS ?against)
   BIND(IF(BOUND(?started), xsd:dateTime(STR(?started)) < xsd:dateTime(STR(?issued)),
           BOUND(?judged) && xsd:dateTime(STR(?judged)) < xsd:dateTime(STR(?issued))) AS ?before)
-  BIND(IF(BOUND(?cited) && !BOUND(?match), "digest-mismatch", "") AS ?digest_note)
+  BIND(IF(BOUND(?cited), IF(BOUND(?match), "", "digest-mismatch"), "no-digest") AS ?digest_note)
   BIND(IF(?against && BOUND(?issued),
           IF(COALESCE(?before, false), "registered-after", IF(BOUND(?started), "", "order-unknown")), "") AS ?order_note)
-  VALUES ?reason { "digest-mismatch" "registered-after" "order-unknown" }
+  VALUES ?reason { "digest-mismatch" "no-digest" "registered-after" "order-unknown" }
   FILTER(?reason = ?digest_note || ?reason = ?order_note)
 } ;
 
@@ -187,6 +190,6 @@ WHERE {
   GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }
   GRAPH <urn:kg:layer:verdicts> { ?verdict kg:case ?case ; kg:system ?system ; kg:status ?status ;
                                            kg:preregistration ?reason }
-  FILTER(?reason = "digest-mismatch" || ?reason = "registered-after")
+  FILTER(?reason = "digest-mismatch" || ?reason = "no-digest" || ?reason = "registered-after")
   # ── J2, pre-registration (issue 13): end ──
 }
