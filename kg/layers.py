@@ -96,10 +96,47 @@ def parse(path: Path) -> Layer:
                          f"'#+ step: mark' and '#+ step: derive' (found steps {sorted(steps)})")
     if not str(header["graph"]).startswith(LAYER_PREFIX):
         raise LayerError(f"{path}: a layer's graph is named under {LAYER_PREFIX}")
+    for step in ("mark", "derive"):
+        _check_form(path, text, steps[step])
     return Layer(name=path.stem, path=path, summary=header["summary"], graph=header["graph"],
                  prologue=prologue, mark=steps["mark"], derive=steps["derive"],
                  sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
                  after=tuple(header.get("after") or ()))
+
+
+# What ends one SPARQL Update operation of a layer file, at the start of a line: its WHERE, or a
+# form without one. The upkeep splits a step into operations at ';' and a blank line (_operations),
+# runs each INSERT into one graph as a CONSTRUCT in bulk (as_constructs) and gives each derive step
+# its keys as VALUES where it reads `GRAPH <urn:kg:layer:deriving…> { ?a kg:touchedFor ?b }`
+# (with_keys). A step written otherwise would still run, but on the slow path, without a word: so
+# the form is checked when the layer is read, and an error names the file and the line.
+_OPERATION_END = re.compile(r"^(?:WHERE\b|DELETE\s+WHERE\b|INSERT\s+DATA\b|DELETE\s+DATA\b|DROP\b|CLEAR\b|LOAD\b|"
+                            r"CREATE\b|COPY\b|MOVE\b|ADD\b)", re.MULTILINE | re.IGNORECASE)
+_DERIVING_NAMED = re.compile(r"GRAPH\s*<urn:kg:layer:deriving(?::[\w-]+)?>")
+
+
+def _check_form(path: Path, text: str, step: str) -> None:
+    """Each operation of the step ends once (an operation is followed by ';' and a blank line), and
+    each read of the keys being derived is in the one form with_keys binds."""
+    def line_of(fragment: str) -> int:
+        at = text.find(fragment)
+        return text.count("\n", 0, at) + 1 if at >= 0 else 0
+
+    for op in _operations(step):
+        code = "\n".join("" if line.lstrip().startswith("#") else line for line in op.splitlines())
+        ends = [m.start() for m in _OPERATION_END.finditer(code)]
+        if len(ends) != 1:
+            first = op.lstrip().splitlines()[0]
+            raise LayerError(
+                f"{path}:{line_of(first)}: {'no operation ends' if not ends else f'{len(ends)} operations run together'} "
+                f"in the step from here (each operation ends with a WHERE clause, or is INSERT DATA, DROP, …, "
+                f"written at the start of a line; operations are separated by ';' at a line's end and a blank line)")
+        for named in _DERIVING_NAMED.finditer(code):
+            if not _DERIVING_PATTERN.match(code, named.start()):
+                line = code[named.start():].splitlines()[0]
+                raise LayerError(f"{path}:{line_of(line.strip())}: the keys being derived are read as "
+                                 f"'GRAPH <urn:kg:layer:deriving> {{ ?case kg:touchedFor ?system }}' (one pattern, "
+                                 f"any two variables), so that kg can give them as VALUES; found: {line.strip()}")
 
 
 def _ordered(found: list[Layer]) -> tuple[Layer, ...]:

@@ -310,3 +310,34 @@ def test_a_bulk_derive_is_given_its_chunks_keys_as_values_and_a_blank_node_key_k
     assert "GRAPH <urn:kg:layer:deriving> {" not in bound
     # a graph with no keys binds none: no solution, as the empty graph gives
     assert "VALUES (?case ?system) {  }" in layers.with_keys(step, {"urn:kg:layer:deriving": []})
+
+
+SHIPPED_VERDICTS = layers.load()[[l.name for l in layers.load()].index("verdicts")].path
+
+
+def _broken(tmp_path, old: str, new: str):
+    text = SHIPPED_VERDICTS.read_text(encoding="utf-8")
+    assert text.count(old) >= 1, old
+    path = tmp_path / "verdicts.ru"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path, text[:text.index(old)].count("\n") + 1
+
+
+def test_two_operations_without_the_blank_line_between_them_are_refused_naming_the_line(tmp_path):
+    """Issue 44: the upkeep splits a step at ';' and a blank line. Run together, two operations were
+    one INSERT the bulk path could not read as a CONSTRUCT: the slow path, silently."""
+    layers.parse(SHIPPED_VERDICTS)  # the shipped file has the form
+    path, at = _broken(tmp_path, " ;\n\n# 5. A verdict with a current assertion", " ;\n# 5. A verdict with a current assertion")
+    with pytest.raises(layers.LayerError, match=r"verdicts\.ru:\d+: 2 operations run together") as refused:
+        layers.parse(path)
+    line = int(str(refused.value).split(":")[1])
+    assert line < at  # the step that runs on, from its first line
+
+
+def test_keys_read_in_another_form_are_refused_naming_the_line(tmp_path):
+    """with_keys binds `GRAPH <urn:kg:layer:deriving> { ?a kg:touchedFor ?b }`; another spelling of the
+    same read (a trailing '.') would never be given its keys as VALUES."""
+    old = "GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system }"
+    path, at = _broken(tmp_path, old, "GRAPH <urn:kg:layer:deriving> { ?case kg:touchedFor ?system . }")
+    with pytest.raises(layers.LayerError, match=rf"verdicts\.ru:{at}: the keys being derived are read as"):
+        layers.parse(path)
