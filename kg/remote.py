@@ -37,7 +37,7 @@ from . import layers
 from .catalogue import IRI, bind, literal_value
 from .errors import StoreUnavailable
 from .federation import refuse_federation
-from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, CatalogueStore, SourceRecord, Store, _delete_record,
+from .store import (SCRATCH_IN_MEMORY, SPARQL_PREFIXES, BaseStore, SourceRecord, Store, _delete_record,
                     discard_scratch)
 from .terms import CATALOGUE_GRAPH, KG
 
@@ -176,7 +176,7 @@ def _transient(err: Exception) -> bool:
     return isinstance(err, (urllib.error.URLError, ConnectionError))
 
 
-class RemoteStore(CatalogueStore):
+class RemoteStore(BaseStore):
     """A kg store on a SPARQL 1.1 server."""
 
     def __init__(self, endpoint: Endpoint):

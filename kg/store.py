@@ -149,9 +149,11 @@ class SourceRecord:
         return t.text()
 
 
-class CatalogueStore:
-    """What every store offers, embedded or remote: the catalogue read and written in plain
-    SPARQL. A subclass supplies select/ask/update and how a source's graph is put in place."""
+class BaseStore:
+    """What every store offers, embedded or remote: the catalogue graph (the sources' records) read
+    and written in plain SPARQL. A subclass supplies select/ask/update and how a source's graph is
+    put in place. (Named for what it is, a store's base: "catalogue" is the catalogue of queries,
+    kg/catalogue.py, and the graph of source records.)"""
 
     path: str = ""
 
@@ -310,7 +312,7 @@ class CatalogueStore:
         return True
 
 
-class Store(CatalogueStore):
+class Store(BaseStore):
     """The embedded store. `Store(":memory:")` for tests, `Store(path)` on disk."""
 
     # queries a report runs at once: Oxigraph evaluates a query outside Python's lock, so each core
@@ -622,7 +624,7 @@ class Store(CatalogueStore):
 
     def drop_source(self, graph: str) -> bool:
         """A source taken out: a small one in one update (its graph, its record and the verdicts
-        made of it, `CatalogueStore.drop_source`); one of BULK_TRIPLES triples or more in parts of
+        made of it, `BaseStore.drop_source`); one of BULK_TRIPLES triples or more in parts of
         bounded size, as a bulk load writes one. Its keys are marked while its triples are in place;
         then one update takes its record out — from there it is dropped: readers leave its graph
         out, as they leave out a graph no record names, and wait while the marked keys are derived;
@@ -985,7 +987,7 @@ def _in_graph(ntriples: str, graph: str) -> str:
     return ntriples.replace(" .\n", f" <{graph}> .\n")
 
 
-def _withdraw(store: CatalogueStore, graph: str) -> str:
+def _withdraw(store: BaseStore, graph: str) -> str:
     """The update that takes a source's record out and keeps its withdrawal (kg/withdrawals.py)."""
     from . import withdrawals
     kept = withdrawals.record(store, graph, datetime.now(timezone.utc).isoformat(timespec="seconds"))
