@@ -225,23 +225,31 @@ def node_for(store, graph: str) -> tuple[str, str | None]:
     return f"{graph}?revision={number}", latest
 
 
-def revision_triples(store, graph: str, *, number_iri: str, previous: str | None, old_record,
-                     old_text: str, new_sha: str, revised_at: str, changes: list[Change]) -> str:
-    """The earlier version as a kg:SourceRevision in the catalogue graph: what it was (its path,
-    kind, digest, when it was loaded, its triples as N-Triples) and when and into what it was revised."""
-    t = Triples()
+def earlier_version(t: Triples, number_iri: str, graph: str, record, *, ended_at: str, triples: int):
+    """The triples every kept earlier version of a source has, revised or withdrawn (kg:SourceRevision):
+    which source and which of its versions, what it was (path, kind, digest, when loaded, its size)
+    and when it stopped being current. Returns its node, for what the caller adds."""
     r = iri(number_iri)
     dt = XSD + "dateTime"
     t.add(r, p("rdf:type"), p("kg:SourceRevision"))
     t.add(r, p("prov:specializationOf"), iri(graph))
     t.add(r, p("kg:revisionNumber"), literal(int(number_iri.rsplit("=", 1)[1])))
-    t.add(r, p("kg:path"), literal(old_record.path))
-    t.add(r, p("kg:kind"), literal(old_record.kind))
-    t.add(r, p("kg:sha256"), literal(old_record.sha256))
-    t.add(r, p("prov:generatedAtTime"), literal(old_record.loaded_at, dt))
-    t.add(r, p("prov:invalidatedAtTime"), literal(revised_at, dt))
+    t.add(r, p("kg:path"), literal(record.path))
+    t.add(r, p("kg:kind"), literal(record.kind))
+    t.add(r, p("kg:sha256"), literal(record.sha256))
+    t.add(r, p("prov:generatedAtTime"), literal(record.loaded_at, dt))
+    t.add(r, p("prov:invalidatedAtTime"), literal(ended_at, dt))
+    t.add(r, p("void:triples"), literal(triples))
+    return r
+
+
+def revision_triples(store, graph: str, *, number_iri: str, previous: str | None, old_record,
+                     old_text: str, new_sha: str, revised_at: str, changes: list[Change]) -> str:
+    """The earlier version as a kg:SourceRevision in the catalogue graph: what it was (its path,
+    kind, digest, when it was loaded, its triples as N-Triples) and when and into what it was revised."""
+    t = Triples()
+    r = earlier_version(t, number_iri, graph, old_record, ended_at=revised_at, triples=old_text.count("\n"))
     t.add(r, p("kg:revisedAs"), literal(new_sha))
-    t.add(r, p("void:triples"), literal(old_text.count("\n")))
     t.add(r, p("kg:content"), literal(old_text))
     for c in changes:
         t.add(r, p("kg:revisedItem"), iri(c.item))

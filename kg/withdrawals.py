@@ -55,7 +55,7 @@ def _parts(text: str) -> list[str]:
 def record(store, graph: str, when: str) -> str:
     """The withdrawal of a loaded source, as N-Triples for the catalogue graph ("" for kg's own
     vocabularies). Read before the source goes: its record, its triples, its assertions and items."""
-    from .revisions import node_for
+    from .revisions import earlier_version, node_for
     source = next((s for s in store.sources() if s.graph == graph), None)
     if source is None or source.kind in EXEMPT:
         return ""
@@ -66,17 +66,8 @@ def record(store, graph: str, when: str) -> str:
     items = store.select("SELECT DISTINCT ?item WHERE { GRAPH ?g { ?item dcterms:identifier ?id } FILTER(isIRI(?item)) }",
                          g=g)
     t = Triples()
-    r, dt = iri(node), XSD + "dateTime"
-    t.add(r, p("rdf:type"), p("kg:SourceRevision"))
+    r = earlier_version(t, node, graph, source, ended_at=when, triples=content.count("\n"))
     t.add(r, p("rdf:type"), p("kg:Withdrawal"))
-    t.add(r, p("prov:specializationOf"), iri(graph))
-    t.add(r, p("kg:revisionNumber"), literal(int(node.rsplit("=", 1)[1])))
-    t.add(r, p("kg:path"), literal(source.path))
-    t.add(r, p("kg:kind"), literal(source.kind))
-    t.add(r, p("kg:sha256"), literal(source.sha256))
-    t.add(r, p("prov:generatedAtTime"), literal(source.loaded_at, dt))
-    t.add(r, p("prov:invalidatedAtTime"), literal(when, dt))
-    t.add(r, p("void:triples"), literal(content.count("\n")))
     t.add(r, p("kg:withdrawnAssertions"), literal(int(assertions[0][0].value) if assertions else 0))
     for pin in source.pins:
         t.add(r, p("kg:pins"), literal(pin))

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from kg.store import Store
 from tests.conftest import TESTS, run_kg
+from tests.test_revisions import dump
 
 BASE = TESTS / "bad" / "_base"
 
@@ -16,14 +16,6 @@ def loaded(tmp_path_factory):
     done = run_kg("load", "--store", store, BASE)
     assert done.returncode == 0, done.stderr
     return store
-
-
-def dump(store) -> bytes:
-    s = Store(store, read_only=True)
-    try:
-        return s.dump()
-    finally:
-        del s
 
 
 def usage_error(done, *fragments):
