@@ -5,7 +5,7 @@ engine's rows end in the same numbers.
 A query names them in its header, e.g. `derive: {pass_at_k: mean_pass_at_k(case_counts, k)}`;
 each finisher takes column values (or parameters) and returns one value, or None when the
 metric cannot be computed — never 0 by default. A column a query packs per case into a
-GROUP_CONCAT arrives decoded, as a list of typed tuples (the header's `tokens`, kg/catalogue.py)."""
+GROUP_CONCAT arrives decoded, as a list of typed tuples (the header's `tokens`, kg/catalogue/model.py)."""
 from __future__ import annotations
 
 import math

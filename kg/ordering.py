@@ -32,7 +32,7 @@ from .catalogue import _FLOAT_TYPES, _INTEGER_TYPES, XSD, _code_spans, remembere
 _STRING = {XSD + "string"}
 # exact numbers compare by value; doubles and floats too, as binary floating point (the engine turns
 # a decimal beside a double into a double, so a column mixing the two is left to it). The datatypes
-# are the ones the catalogue reads as numbers (kg/catalogue.py)
+# are the ones the catalogue reads as numbers (kg/catalogue/values.py)
 _EXACT = _INTEGER_TYPES | {XSD + "decimal"}
 _BINARY = _FLOAT_TYPES - {XSD + "decimal"}
 _DATETIME = {XSD + "dateTime", XSD + "dateTimeStamp"}

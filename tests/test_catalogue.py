@@ -317,7 +317,7 @@ def test_a_params_rule_must_fit_its_type_and_its_default(tmp_path):
 def test_a_remembered_decoding_tells_terms_of_one_lexical_form_apart_and_past_its_limit(monkeypatch):
     """The memo of an answer's decoded terms (catalogue.remembered) keys by the term, not its text:
     "1" as an integer, a string and an IRI are three values; past MEMO_LIMIT terms are still decoded."""
-    monkeypatch.setattr(catalogue, "MEMO_LIMIT", 2)
+    monkeypatch.setattr(catalogue.values, "MEMO_LIMIT", 2)  # where remembered reads it
     decoded = []
 
     def decode(term):

@@ -233,7 +233,7 @@ def test_dataframes_say_what_made_them(tmp_path):
     g.load(EXAMPLES)
     frame = g.query("pass-at-k", k=2)
     assert frame.attrs["query"] == "pass-at-k" and frame.attrs["params"] == {"k": 2}
-    # the text that ran: k bound (by substitution, kg/catalogue.py bind), no free ?k left in its code
+    # the text that ran: k bound (by substitution, kg/catalogue/binding.py bind), no free ?k left in its code
     sparql = frame.attrs["sparql"]
     assert sparql == catalogue.load()["pass-at-k"].bound_text({"k": 2})
     assert "?k" in catalogue.code_only(catalogue.load()["pass-at-k"].text) and not re.search(r"\?k\b", catalogue.code_only(sparql))

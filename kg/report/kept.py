@@ -24,7 +24,8 @@ def _code() -> str:
     import importlib.metadata
     digest = hashlib.sha256()
     kg = Path(__file__).parent.parent
-    for path in sorted(Path(__file__).parent.glob("*.py")) + [kg / m for m in ("output.py", "finishers.py", "catalogue.py", "jsonio.py")]:
+    for path in (sorted(Path(__file__).parent.glob("*.py")) + [kg / m for m in ("output.py", "finishers.py", "jsonio.py")]
+                 + sorted((kg / "catalogue").glob("*.py"))):
         digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest()[:16] + "/matplotlib " + importlib.metadata.version("matplotlib")
 
