@@ -14,12 +14,12 @@ import click
 
 import textwrap
 
-from . import catalogue, damage, ingest, output, withdrawals
-from . import report as report_module
-from .errors import OutputUnwritable, StoreBusy, UsageError
-from .layers import LayerError
-from .store import Store, Where, locate, wait_seconds
-from .terms import PREFIXES
+from .. import catalogue, damage, ingest, output, withdrawals
+from .. import report as report_module
+from ..errors import OutputUnwritable, StoreBusy, UsageError
+from ..layers import LayerError
+from ..store import Store, Where, locate, wait_seconds
+from ..terms import PREFIXES
 
 # the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
 DISTRIBUTION = "kg-evalgraph"
@@ -68,7 +68,7 @@ def cli():
 def _list_kinds(ctx, value):
     if not value or ctx.resilient_parsing:
         return
-    from .loading import registry
+    from ..loading import registry
     for spec in sorted(registry().values(), key=lambda s: s.order):
         sniff = " (by content)" if spec.sniff else ""
         click.echo(f"{spec.kind:12} {', '.join(spec.patterns)}{sniff}")
@@ -79,7 +79,7 @@ def _open(store_path, read_only=False):
     """The store the command works on (kg.store.locate); a command that only reads never creates one."""
     where = _where(store_path)
     if where.endpoint:
-        from .remote import Endpoint, RemoteError, RemoteStore
+        from ..remote import Endpoint, RemoteError, RemoteStore
         try:
             store = RemoteStore(Endpoint.resolve(where.endpoint))
             store.ensure_layers()
@@ -599,7 +599,7 @@ def query(name, pairs, fmt, wide, chosen, store_path):
 
 
 def _iri(store, param: str, value: str, prefixes: dict[str, str]) -> str:
-    from .ids import UnknownId, resolve
+    from ..ids import UnknownId, resolve
     try:
         return resolve(store, param, value, prefixes)
     except UnknownId as err:
@@ -1013,7 +1013,7 @@ def serve(bind, store_path):
     if not Path(binary).exists():
         raise click.ClickException("the Oxigraph server is not installed: pip install oxigraph")
     click.echo(f"serving {path} read-only at http://{bind}/query (Ctrl-C to stop)", err=True)
-    from .serve import serve as serve_store
+    from ..serve import serve as serve_store
     try:
         serve_store(binary, path, bind)
     except KeyboardInterrupt:
@@ -1049,7 +1049,7 @@ def main():
         table = re.search(r"(\S+)/\d+\.(?:sst|log)\b", str(err))
         if table is None:
             raise
-        from .store import changed_under_reader
+        from ..store import changed_under_reader
         click.echo(f"kg: {changed_under_reader(table.group(1), err)}", err=True)
         sys.exit(EXIT_REJECTED)
     except RuntimeError as err:
@@ -1067,7 +1067,7 @@ def main():
                        f"a new one", err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
-        from .errors import StoreUnavailable
+        from ..errors import StoreUnavailable
         if not isinstance(err, StoreUnavailable):
             raise
         click.echo(f"kg: {err}", err=True)
