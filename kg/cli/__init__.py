@@ -8,44 +8,26 @@ import difflib
 import json
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import click
 
-import textwrap
-
 from .. import catalogue, damage, ingest, output, withdrawals
 from .. import report as report_module
-from ..errors import OutputUnwritable, StoreBusy, UsageError
+from ..errors import OutputUnwritable, UsageError
 from ..layers import LayerError
-from ..store import Store, Where, locate, wait_seconds
+from ..store import Store, locate, wait_seconds
 from ..terms import PREFIXES
+
+# the rooms, one job each: every name each defines is re-exported here, reachable as kg.cli.NAME
+# as when kg/cli.py held them all (the tests import kg.cli._prefixes)
+from .shared import (
+    EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION, _keep_endpoint, store_option, _where, _open,
+    format_option, table_options, _print_rows, _prefixes, _iri, _system_iri, _set_iri)
 
 # the name kg is installed under (pyproject.toml [project].name): "kg" on PyPI is another project
 DISTRIBUTION = "kg-evalgraph"
-
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_GATE, EXIT_REGRESSION = 0, 1, 2, 3, 4
-
-def _keep_endpoint(ctx, _, value):
-    # ctx.meta is shared by a group and its subcommand: an option left out must not undo one given
-    if value:
-        ctx.meta["kg.endpoint"] = value
-
-
-def store_option(command):
-    """--store PATH for the embedded store, --endpoint URL for a remote SPARQL 1.1 server; neither
-    reads the environment itself: kg.store.locate weighs them, KG_ENDPOINT, KG_STORE and kg.toml."""
-    command = click.option("--endpoint", metavar="URL", expose_value=False,
-                           callback=_keep_endpoint,
-                           help="A SPARQL 1.1 server to use instead of the embedded store (env KG_ENDPOINT; "
-                                "see docs/remote.md).")(command)
-    return click.option("--store", "store_path", metavar="PATH",
-                        help="The store folder (else KG_ENDPOINT, KG_STORE, kg.toml's store, or .kg/store "
-                             "found from here upward).")(command)
-
-
-def _where(store_path) -> Where:
-    return locate(store_path, click.get_current_context().meta.get("kg.endpoint"))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -73,25 +55,6 @@ def _list_kinds(ctx, value):
         sniff = " (by content)" if spec.sniff else ""
         click.echo(f"{spec.kind:12} {', '.join(spec.patterns)}{sniff}")
     ctx.exit(0)
-
-
-def _open(store_path, read_only=False):
-    """The store the command works on (kg.store.locate); a command that only reads never creates one."""
-    where = _where(store_path)
-    if where.endpoint:
-        from ..remote import Endpoint, RemoteError, RemoteStore
-        try:
-            store = RemoteStore(Endpoint.resolve(where.endpoint))
-            store.ensure_layers()
-            return store
-        except RemoteError as err:
-            raise click.ClickException(str(err)) from None
-    if read_only and not where.exists():
-        raise click.ClickException(where.missing())
-    try:
-        return Store(where.path, read_only=read_only)
-    except StoreBusy as err:
-        raise click.ClickException(str(err)) from None
 
 
 def _progress(files):
@@ -441,38 +404,6 @@ def reset(yes, store_path):
     click.echo(f"reset {path}")
 
 
-format_option = click.option("--format", "fmt", type=click.Choice(output.FORMATS), default="table",
-                             show_default=True, help="table for people; csv, tsv or json for pipes.")
-
-
-def table_options(command):
-    """--wide and --columns, for every command that prints an answer's rows."""
-    command = click.option("--columns", "chosen", metavar="A,B,C",
-                           help="Only these columns, in this order (any format).")(command)
-    return click.option("--wide", is_flag=True,
-                        help="Every column as it is, nothing folded (the table folds rates, exclusions and "
-                             "long ids to fit the terminal).")(command)
-
-
-def _print_rows(columns, rows, fmt, prefixes, rates=None, wide=False, chosen=None) -> None:
-    try:
-        text = output.render(columns, rows, fmt, prefixes, rates=rates, wide=wide, chosen=chosen,
-                             width=output.terminal_width())
-    except output.ColumnError as err:
-        raise click.UsageError(str(err)) from None
-    click.echo(text, nl=False)
-
-
-def _prefixes(store: Store) -> dict[str, str]:
-    """The prefixes tables shorten IRIs with: kg's vocabularies, the minting base as `id:`, and
-    every prefix a loaded replay set declared."""
-    prefixes = dict(PREFIXES)
-    prefixes["id"] = store.minting_base()
-    for prefix, namespace in store.select("SELECT DISTINCT ?p ?ns WHERE { GRAPH ?g { ?d sh:prefix ?p ; sh:namespace ?ns } }"):
-        prefixes.setdefault(prefix.value, namespace.value)
-    return prefixes
-
-
 @cli.command()
 @click.argument("name", required=False)
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
@@ -596,14 +527,6 @@ def query(name, pairs, fmt, wide, chosen, store_path):
     except catalogue.ParameterError as err:
         raise click.UsageError(str(err)) from None
     _print_rows(result.columns, result.rows, fmt, prefixes, named.rates, wide, chosen)
-
-
-def _iri(store, param: str, value: str, prefixes: dict[str, str]) -> str:
-    from ..ids import UnknownId, resolve
-    try:
-        return resolve(store, param, value, prefixes)
-    except UnknownId as err:
-        raise click.UsageError(str(err)) from None
 
 
 @cli.command()
@@ -763,14 +686,6 @@ def _query_form(text: str) -> str:
     """The first keyword after the prologue (SELECT, CONSTRUCT, INSERT, ...), comments left out."""
     match = _PROLOGUE.match(catalogue.code_only(text))
     return match.group(1).upper() if match else ""
-
-
-def _system_iri(store, value: str) -> str:
-    return _iri(store, "system", value, _prefixes(store))
-
-
-def _set_iri(store, value: str) -> str:
-    return _iri(store, "replay_set", value, _prefixes(store))
 
 
 # the columns `kg compare` shows in a table; csv, tsv and json give every column of the query
