@@ -264,9 +264,9 @@ class _UpdateSpy:
 def test_a_bulk_loaded_file_is_derived_a_chunk_at_a_time_to_the_same_layer(tmp_path, monkeypatch):
     # a new file of BULK_TRIPLES or more goes in by bulk_load, and its verdicts are derived in
     # transactions of CHUNK_KEYS (case, system) pairs; a chunk of 2 makes it dozens of them here
-    from kg import store as store_module
+    from kg.store import writing
     monkeypatch.setattr(layers, "CHUNK_KEYS", 2)
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 50)
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 50)
     rng = random.Random(7)
     facts = [assertion(rng, f"b{n}", []) for n in range(60)]
     for f in facts[30:40]:  # corrections, each of the same system, case and grader as what it corrects

@@ -123,10 +123,10 @@ def _without_load_times(dump: bytes) -> list[bytes]:
 
 def test_bulk_loaded_sources_hold_what_a_transactional_load_holds(monkeypatch):
     """Large new sources go in by bulk_load; with the threshold at 0 every source does."""
-    from kg import store as store_module
+    from kg.store import writing
     transactional = Store(":memory:")
     ingest.load(transactional, [EXAMPLES])
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 0)
     bulk = Store(":memory:")
     ingest.load(bulk, [EXAMPLES])
     assert _without_load_times(bulk.dump()) == _without_load_times(transactional.dump())
@@ -136,10 +136,11 @@ def test_verdicts_derived_in_bulk_a_chunk_of_keys_at_a_time_are_those_of_one_pas
     """A bulk load derives its verdicts CHUNK_KEYS keys (a case and a system) at a time, so that its
     memory does not grow with the file; with two keys a chunk the examples' results take several
     chunks, and the store holds what the transactional load makes in one update."""
-    from kg import layers, store as store_module
+    from kg import layers
+    from kg.store import writing
     transactional = Store(":memory:")
     ingest.load(transactional, [EXAMPLES])
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 0)
     monkeypatch.setattr(layers, "CHUNK_KEYS", 2)
     chunks = []
     take = layers.take
@@ -231,8 +232,8 @@ def test_bulk_loads_are_compacted_when_they_add_up_to_a_quarter_of_the_store(tmp
     """Compacting rewrites the whole store (51 s at 1M assertions, for a day's file that loads in
     8 s), so a small bulk load waits, counted in the catalogue, and loads that add up to
     COMPACT_SHARE of the store are compacted together — across processes."""
-    from kg import store as store_module
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)  # every new source bulk-loaded, as large ones are
+    from kg.store import writing
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 0)  # every new source bulk-loaded, as large ones are
     path = tmp_path / "store"
 
     def load_new(name, n):
@@ -463,13 +464,14 @@ def _write_in_a_process(path: Path, write: str, bulk_triples: int, kill_at: str 
         import os
         from pathlib import Path
         from kg import ingest, store as store_module
-        store_module.BULK_TRIPLES = {bulk_triples}
+        from kg.store import writing
+        writing.BULK_TRIPLES = {bulk_triples}
         steps = []
         def reached(step):
             steps.append(step)
             if step == {kill_at!r}:
                 os._exit(9)  # no cleanup, as kill -9
-        store_module._reached = reached
+        writing._reached = reached
         s = store_module.Store({str(path)!r})
     """) + textwrap.dedent(write) + '\nprint("|".join(steps))\n'
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -582,7 +584,7 @@ def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_
     differences (swap_staged), the store holds what the one-update replacement makes of it — the
     changed line's old triples gone, its verdict and tally derived again, the revision recorded."""
     import re
-    from kg import store as store_module
+    from kg.store import writing
     estate = tmp_path / "estate"
     shutil.copytree(EXAMPLES, estate)
     results = estate / "cubby-routing.earl.jsonl"
@@ -596,7 +598,7 @@ def test_a_revised_file_swapped_in_by_its_differences_holds_what_the_one_update_
                                                                                real(self, record, history))[1])
     dumps = {}
     for name, threshold in (("one update", 10 ** 9), ("differences", 0)):
-        monkeypatch.setattr(store_module, "BULK_TRIPLES", threshold)
+        monkeypatch.setattr(writing, "BULK_TRIPLES", threshold)
         results.write_text(original)
         store = Store(tmp_path / name.replace(" ", "-"))
         assert all(o.status == "loaded" for o in ingest.load(store, [estate]))
@@ -642,16 +644,16 @@ def test_a_scratch_copy_holds_the_store_and_writes_nothing_to_it(tmp_path, monke
     (a writer's handle, for a moment) or, while another process writes it, a dump bulk-loaded. Each
     holds every quad of the store, the last transaction's too; a load into it leaves the store's dump
     as it was and no scratch folder behind."""
-    import kg.store
+    from kg.store import scratch
     path = _examples_on_disk(tmp_path)
     if how != "in memory":
-        monkeypatch.setattr(kg.store, "SCRATCH_IN_MEMORY", 10)
+        monkeypatch.setattr(scratch, "SCRATCH_IN_MEMORY", 10)
     reader = Store(path, read_only=True)
     before = reader.dump()
     writer_elsewhere = ox.Store(str(path)) if how == "dump" else None  # holds the lock, as a load would
     used = []
-    real_backup = kg.store._backed_up_by_writer
-    monkeypatch.setattr(kg.store, "_backed_up_by_writer", lambda *a: used.append(real_backup(*a)) or used[-1])
+    real_backup = scratch._backed_up_by_writer
+    monkeypatch.setattr(scratch, "_backed_up_by_writer", lambda *a: used.append(real_backup(*a)) or used[-1])
     assert b"<http://x/late>" in before
     with reader.scratch_copy() as copy:
         # a copy read from a dump gives its blank nodes new labels; a checkpoint keeps them
@@ -670,9 +672,9 @@ def test_a_scratch_copy_holds_the_store_and_writes_nothing_to_it(tmp_path, monke
 def test_validate_of_a_large_store_holds_no_copy_of_it_in_memory(tmp_path, monkeypatch):
     """Above SCRATCH_IN_MEMORY quads the store is never read into Python (Store.dump, or the engine's
     dump to bytes, would hold it all: 2 GB at 100k assertions)."""
-    import kg.store
+    from kg.store import scratch
     path = _examples_on_disk(tmp_path)
-    monkeypatch.setattr(kg.store, "SCRATCH_IN_MEMORY", 10)
+    monkeypatch.setattr(scratch, "SCRATCH_IN_MEMORY", 10)
     reader = Store(path, read_only=True)
     monkeypatch.setattr(Store, "dump", lambda self: pytest.fail("the whole store was read into memory"))
     with reader.scratch_copy() as copy:

@@ -207,13 +207,13 @@ def test_a_file_that_changes_while_it_is_loaded_is_refused(estate, tmp_path, str
 def test_a_large_replacement_is_staged_in_bulk_swapped_and_holds_what_a_transactional_one_does(tmp_path, monkeypatch):
     """kg load --force of sources past BULK_TRIPLES (here every source) goes through swap_staged:
     the same triples, records and verdicts as the one-transaction replacement."""
-    from kg import store as store_module
+    from kg.store import writing
 
     from .conftest import EXAMPLES
     transactional = Store(tmp_path / "transactional")
     ingest.load(transactional, [EXAMPLES])
     ingest.load(transactional, [EXAMPLES], force=True)
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 0)
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 0)
     swapped = []
     real = Store.swap_staged
     monkeypatch.setattr(Store, "swap_staged", lambda self, record, history="": (swapped.append(record.graph),

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from kg import store as store_module
+from kg.store import writing
 from kg.store import Store
 from tests.conftest import run_kg
 from tests.test_revisions import ROUTING, dump, edit_first_line, estate, outcome_of_a0001  # noqa: F401
@@ -123,7 +123,7 @@ def test_a_plan_edited_across_a_drop_is_refused_and_history_shows_both(estate):
 def test_a_large_source_dropped_in_parts_is_withdrawn_too(estate, monkeypatch):
     """The bulk path (a source of BULK_TRIPLES triples or more) writes the withdrawal with the record's removal."""
     folder, store = estate
-    monkeypatch.setattr(store_module, "BULK_TRIPLES", 10)
+    monkeypatch.setattr(writing, "BULK_TRIPLES", 10)
     s = Store(store)
     graph = (folder / ROUTING).resolve().as_uri()
     held = s.graph_size(graph)

@@ -65,7 +65,7 @@ _BARE = ((re.compile(r"[+-]?[0-9]+"), _XSD_INTEGER), (re.compile(r"[+-]?[0-9]*\.
 
 def tsv_term(field: str):
     """A value of a SPARQL TSV answer (a term in Turtle's syntax, empty when unbound) as the pyoxigraph
-    term it stands for. The embedded store reads its answers so (kg/store.py `select_values`): the
+    term it stands for. The embedded store reads its answers so (kg/store/reading.py `select_values`): the
     engine writes them without taking Python's lock, where each row read as terms takes it. The forms
     the engine writes are read here; one with an escape (a backslash) is read by pyoxigraph's own
     parser of the format, as is any form not recognised."""
