@@ -149,7 +149,7 @@ def test_installed_kg_runs_from_any_folder_with_the_builtin_catalogue(installed)
     listed = kg(installed, "queries")
     assert listed.returncode == 0, listed.stderr
     shipped = len(list((ROOT / "queries").rglob("*.rq")))
-    assert f"({shipped} rows)" in listed.stdout and "pass-at-k" in listed.stdout
+    assert f"({shipped} queries;" in listed.stdout and "pass-at-k" in listed.stdout
 
     loaded = kg(installed, "load", EXAMPLES)
     assert loaded.returncode == 0, loaded.stderr
