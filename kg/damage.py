@@ -99,15 +99,19 @@ def sources(path: str) -> list[tuple[str, str]]:
                   if "path" in v and not g.startswith("urn:kg:vocab:"))
 
 
-def message(path: str, problem: str) -> str:
-    known = sources(path)
+def message(path: str | None, problem: str) -> str:
+    """The one message for a damaged store: which store (when the engine's words name it), what the
+    engine met, and the repair from the sources its catalogue still names."""
+    known = sources(path) if path else []
     if known:
         listed = "".join(f"\n  {p}  sha256 {sha}" for p, sha in known[:20])
         more = f"\n  … and {len(known) - 20} more" if len(known) > 20 else ""
         repair = (f"move it aside and load its sources again into a new store (kg load PATH…); its catalogue "
                   f"names {len(known)} source file(s), with the digest each had:{listed}{more}")
+    elif path is None:  # the engine's words named no file of the store: its catalogue was not read
+        repair = "move it aside and load your files again into a new store (kg load PATH…)"
     else:
         repair = ("move it aside and load your files again into a new store (kg load PATH…); its catalogue, "
                   "which lists the files and their digests, cannot be read either")
-    return (f"kg: the store {path} is damaged: a read met a corrupted block ({problem}); no answer was given "
+    return (f"kg: the store{f' {path}' if path else ''} is damaged: a read met a corrupted block ({problem}); no answer was given "
             f"from it. Restore it from a backup, or {repair}")

@@ -107,12 +107,7 @@ def main():
         # query that reads them, not when the store opens; its words name the table file, in the store
         problem = " ".join(str(err).split())
         table = re.search(r"(/\S+)/\d+\.(?:sst|log)\b", problem)
-        if table:
-            click.echo(damage.message(table.group(1), problem), err=True)
-        else:
-            click.echo(f"kg: the store is damaged: a read met a corrupted block ({problem}); no answer was given "
-                       f"from it. Restore the store from a backup, or move it aside and load your files again into "
-                       f"a new one", err=True)
+        click.echo(damage.message(table.group(1) if table else None, problem), err=True)
         sys.exit(EXIT_REJECTED)
     except Exception as err:  # a remote engine's failure: say what and where, never a traceback
         from ..errors import StoreUnavailable
