@@ -204,6 +204,7 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
     # a time (Store.derive_deferred), not one store-wide derive step per file
     defer = write and isinstance(store, Store) and len(files) > 1
     store.defer_derivation = defer
+    store.checked = {}
 
     def derive() -> None:
         try:
@@ -223,6 +224,7 @@ def load(store: Store, targets: Iterable[str | Path], *, kind: str | None = None
         if store.defer_derivation:
             derive()
     finally:
+        store.checked = None
         if isinstance(store, Store):
             store.defer_derivation = False
     if write:
@@ -323,6 +325,8 @@ def _load_one(store: Store, path: Path, spec: LoaderSpec | None, *, base: str, w
     loaded_sha = store.source_sha256(source.uri)
     if write and not force and loaded_sha == sha:
         return Outcome(name, spec.kind, "unchanged")
+    if loaded_sha is not None and store.checked:
+        store.checked.clear()  # a replacement may take out what a kept answer rests on (BaseStore.checked)
     ctx = Context(store, source, base, {k: v for k, v in (options or {}).items() if k in spec.options})
     if write and STREAMING and isinstance(store, Store) and size >= STREAM_BYTES and (
             spec.parse == "jsonl" or _streams_rdf(source)):

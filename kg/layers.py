@@ -282,12 +282,13 @@ def around(change: str, before: list[str], after: list[str] | None = None) -> st
 
 
 def deferring(change: str, after: list[str]) -> str:
-    """One update: the change (new sources) and the keys their triples touch marked, nothing derived:
-    a load of many small files derives the marked keys together (Store.derive_deferred). The flags go
-    with the marks, so each file's update marks its own sources only."""
+    """One update: the change (new sources) and the sources flagged, nothing marked or derived: a
+    load of many small files marks and derives them together (Store.derive_deferred), as a bulk load
+    marks its source after writing it. Each file's own mark steps cost a store-wide join apiece
+    (17 ms of a one-line file's 52 ms, BENCHMARKS.md); the flags of a hundred files, one pass."""
     if not load():
         return change
-    return _compose([change, flag(after)] + [layer.mark for layer in load()] + [f"DROP SILENT GRAPH <{CHANGED}>"])
+    return _compose([change, flag(after)])
 
 
 def rebuilding(mark: bool = True) -> str:

@@ -81,3 +81,37 @@ def test_the_process_writing_a_store_is_named(tmp_path):
         holder.stdin.close()
         holder.wait()
     assert writer_pid(str(path)) is None
+
+
+def _with_kind(row: dict, i: int, kind: str) -> dict:
+    return dict(row, id=f"kind-{i:03d}", supersedes=None, grader=dict(row["grader"], kind=kind))
+
+
+def test_a_grader_kind_kept_for_the_load_never_lets_another_kind_in(tmp_path):
+    """One load keeps "no other source gives this grader another kind" once a source declares it with
+    the kind (BaseStore.checked), never sooner: a first file that is rejected for another reason
+    declares nothing, so a second file of another kind loads and a third of the first kind is refused,
+    naming the second. The independent method: the files loaded one by one, each in its own load."""
+    rows = [json.loads(line) for line in (EXAMPLES / "cubby-routing.earl.jsonl").read_text().splitlines()[:3]]
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    first = _with_kind(rows[0], 0, "mechanical")
+    # a failure cause on a pass: rejected whole, found after the grader's kind was checked
+    first.update(outcome="passed", failureCause="agent")
+    # rows 0 and 2 are check-state's (row 1 is another grader's)
+    for i, row in enumerate([first, _with_kind(rows[2], 1, "model"), _with_kind(rows[0], 2, "mechanical")]):
+        (folder / f"r{i}.earl.jsonl").write_text(json.dumps(row) + "\n")
+
+    def statuses(outcomes):
+        return [(o.path.rsplit("/", 1)[-1], o.status) for o in outcomes]
+
+    together = Store(":memory:")
+    ingest.load(together, SETS)
+    outcomes = ingest.load(together, [folder])
+    assert statuses(outcomes) == [("r0.earl.jsonl", "rejected"), ("r1.earl.jsonl", "loaded"), ("r2.earl.jsonl", "rejected")]
+    assert "declared mechanical here but model in" in str(outcomes[2].problems[0])
+    assert together.checked is None  # kept for one load only
+
+    apart = Store(":memory:")
+    ingest.load(apart, SETS)
+    assert [s for path in sorted(folder.iterdir()) for s in statuses(ingest.load(apart, [path]))] == statuses(outcomes)

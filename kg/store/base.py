@@ -20,6 +20,11 @@ class BaseStore:
     kg/catalogue.py, and the graph of source records.)"""
 
     path: str = ""
+    # what a loader's check found in the sources loaded before it, for one `kg load` (ingest.load sets
+    # a dict, None otherwise): an answer that sources added cannot make untrue, kept so that a folder
+    # of many small files does not ask it once per file (loaders/earl_jsonl.py refuse_other_kind);
+    # emptied when a file replaces a source, whose old triples the answer may rest on
+    checked: dict | None = None
 
     def select(self, query: str, **bindings) -> list[tuple]:
         raise NotImplementedError

@@ -19,11 +19,12 @@ class Upkeep:
     """Store's layers kept in bulk, and its compaction (kg/store/embedded.py)."""
 
     def derive_deferred(self) -> None:
-        """The keys the files written since the last call marked (`defer_derivation`), derived
-        together a chunk at a time, then the write buffers flushed: until then readers find the layers
-        not current and wait, as they wait for a bulk load; a load cut short leaves the marks, and the
-        next writer rebuilds the layers."""
+        """The files written since the last call (`defer_derivation`, each flagged as changed) marked
+        and derived together, a chunk of keys at a time, then the write buffers flushed: until then
+        readers find the layers not current and wait, as they wait for a bulk load; a load cut short
+        leaves the flags, and the next writer rebuilds the layers."""
         if self._deferred:
+            self._mark_in_bulk()
             self._derive_marked_in_bulk("")
             self._deferred = 0
             self.ox.flush()

@@ -69,8 +69,11 @@ WHERE {
     UNION
     {
       # a source stating subproperties: every intent of a set (vocabularies; they change rarely)
-      GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
-      FILTER EXISTS { GRAPH ?changed { ?property rdfs:subPropertyOf ?super } }
+      # (the sources that state one found first, as a sub-select: as a FILTER EXISTS after the union,
+      # every member of every set was read once per changed source, 0.56 s a hundred small files)
+      { SELECT DISTINCT ?changed WHERE {
+          GRAPH <urn:kg:layer:changed> { ?changed a kg:ChangedSource }
+          GRAPH ?changed { ?property rdfs:subPropertyOf ?super } } }
       { GRAPH ?sets { ?set apeval:hasIntent ?intent } } UNION { GRAPH ?members { ?intent apeval:inReplaySet ?set } }
     }
   }
