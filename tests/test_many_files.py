@@ -1,5 +1,5 @@
 """Many small files in one load (issue 45: 10,000 one-line EARL files, ~1.4 s a file, no progress shown):
-each new small file is written with its keys marked, and the keys of up to DEFER_FILES files derived
+each new small file is written and flagged, and the keys of up to DEFER_FILES files marked and derived
 together (kg.ingest.load, Store.derive_deferred). What they make must be what loading them one by one
 makes (each file's verdicts derived in its own update): the independent method here."""
 import json
