@@ -32,8 +32,8 @@ class Store(Writing, Upkeep, Scratch, Reading, BaseStore):
 
     def __init__(self, path: str | os.PathLike | None = None, *, read_only: bool = False):
         self.path = resolve_store_path(path)
-        # a load of many files writes each new small one with its keys marked, and derives them
-        # together (ingest.load): `defer_derivation` on, `_deferred` files written since the last derive
+        # a load of many files writes each new small one flagged as changed, and marks and derives
+        # them together (ingest.load): `defer_derivation` on, `_deferred` files written since the last derive
         self.defer_derivation, self._deferred = False, 0
         self._bulk_loaded = 0  # triples bulk-loaded by this process, not yet counted in the catalogue
         # what a reader reads when the store holds graphs no record names (a load in progress, or one

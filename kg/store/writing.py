@@ -37,8 +37,8 @@ class Writing:
                 self.record_bulk_loaded(record, history)
                 return
             if self.defer_derivation:
-                # one of many small files: its triples, its record and its keys marked in one update;
-                # its verdicts derived with the others' (derive_deferred). Per file, the layers' upkeep
+                # one of many small files: its triples, its record and its flag in one update; its keys
+                # marked and derived with the others' (derive_deferred). Per file, the layers' upkeep
                 # cost a store-wide derive step each (issue 45: 10,000 one-line files, ~1.4 s a file)
                 self.ox.update(layers.deferring(f"INSERT DATA {{ GRAPH <{record.graph}> {{\n{ntriples}}} }} ;\n"
                                                 + insert_record, after=[record.graph]))
