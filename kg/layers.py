@@ -285,7 +285,7 @@ def deferring(change: str, after: list[str]) -> str:
     """One update: the change (new sources) and the sources flagged, nothing marked or derived: a
     load of many small files marks and derives them together (Store.derive_deferred), as a bulk load
     marks its source after writing it. Each file's own mark steps cost a store-wide join apiece
-    (17 ms of a one-line file's 52 ms, BENCHMARKS.md); the flags of a hundred files, one pass."""
+    (17 ms of a one-line file's 52 ms, benchmarks/HISTORY.md); a batch's flags, one pass."""
     if not load():
         return change
     return _compose([change, flag(after)])

@@ -62,6 +62,13 @@ def loaded_into(ctx: Context, iris: Keys, shape: str, found: Keys) -> None:
         found.update(loaded_among(ctx, part, shape).items())
 
 
+def path_of(ctx: Context, graph: ox.NamedNode) -> str:
+    """The file a graph was loaded from, as the catalogue records it; a graph no record names (none
+    that kg wrote) by its own name, as loaded_among names it."""
+    rows = ctx.select("SELECT ?path WHERE { GRAPH <urn:kg:catalogue> { ?g kg:path ?path } }", g=graph)
+    return rows[0][0].value if rows else graph.value
+
+
 def set_prefixes(ctx: Context, set_iri: str) -> dict[str, str]:
     """The prefixes a replay set's file declared (as sh:declare), so lines that name the set may use them."""
     rows = ctx.select("""SELECT ?prefix ?ns WHERE { GRAPH ?g { ?set sh:declare [ sh:prefix ?prefix ; sh:namespace ?ns ] } }""",

@@ -19,7 +19,7 @@ import pyoxigraph as ox
 
 from kg.jsonio import MAX_PROBLEMS
 from kg.loading import Projection, loader
-from kg.lookups import GoldSkills, check_selection, check_supersessions, loaded_into
+from kg.lookups import GoldSkills, check_selection, check_supersessions, loaded_into, path_of
 from kg.runs import RunRows
 from kg.spill import Keys, Spill
 from kg.terms import METRIC_UNITS, XSD, Triples, decimal, declare, iri, literal, metric_iri, p
@@ -230,6 +230,7 @@ def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | N
     if kept is not None and key in kept:
         return
     node = ox.NamedNode(grader)
+    # another source giving the grader another kind (any kind at all, when this file gives none: "")
     other_kind = ("SELECT ?kind ?g WHERE { GRAPH ?g { ?grader apeval:judgeKind ?kind } "
                   "FILTER(?g != ?this_graph && STR(?kind) != ?declared) } LIMIT 1")
     rows = ctx.select(other_kind, grader=node, declared=ox.Literal(kind if kind is not None else ""))
@@ -252,11 +253,9 @@ def refuse_other_kind(ctx, line: int, grader_id: str, grader: str, kind: str | N
     for other_kind, graph in rows:
         other = other_kind.value if other_kind is not None else None
         if other != kind:
-            found = ctx.select("SELECT ?path WHERE { GRAPH <urn:kg:catalogue> { ?g kg:path ?path } }", g=graph)
-            where = found[0][0].value if found else graph.value
             ctx.problem(f"line {line}, /grader/kind",
                         f'grader "{grader_id}" is declared {kind or "without a kind"} here but '
-                        f"{other or 'without a kind'} in {where}",
+                        f"{other or 'without a kind'} in {path_of(ctx, graph)}",
                         "a grader has one kind; give a different grader its own id")
             return
 
